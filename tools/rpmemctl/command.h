@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <ostream>
+#include <span>
+#include <string_view>
+
+namespace rpmem::tools {
+
+// Exit statuses shared by every rpmemctl subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1; // the thing checked is invalid, or the operation failed
+inline constexpr int kExitUsage = 2;   // the command line itself is wrong
+
+// One rpmemctl subcommand: its name, a one-line summary for the top-level help, and the
+// function that runs it with the arguments after its name. Subcommands write results to `out`
+// and diagnostics to `err`, and return an exit status; they never call exit().
+struct Command {
+    std::string_view name;
+    std::string_view summary;
+    int (*run)(std::span<const std::string_view> args, std::ostream& out, std::ostream& err);
+};
+
+// `rpmemctl poolset ...` (poolset_command.cpp).
+int run_poolset_command(std::span<const std::string_view> args, std::ostream& out,
+                        std::ostream& err);
+
+} // namespace rpmem::tools

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// rpmemctl: the administration tool. A dispatcher over subcommands, each in its own file; later
+// issues add init, status, create, remove and info to kCommands.
+#include <array>
+#include <iostream>
+#include <string_view>
+#include <vector>
+
+#include "command.h"
+
+namespace {
+
+using rpmem::tools::Command;
+
+constexpr std::array kCommands{
+    Command{"poolset", "check pool set files (poolset check FILE [--json] [--target])",
+            &rpmem::tools::run_poolset_command},
+};
+
+void print_usage(std::ostream& out) {
+    out << "usage: rpmemctl COMMAND [ARGS...]\n\ncommands:\n";
+    for (const Command& command : kCommands)
+        out << "  " << command.name << "\t" << command.summary << "\n";
+    out << "\nrpmemctl COMMAND --help shows the arguments of a command.\n";
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string_view> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        print_usage(std::cerr);
+        return rpmem::tools::kExitUsage;
+    }
+    if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+        print_usage(std::cout);
+        return rpmem::tools::kExitOk;
+    }
+    for (const Command& command : kCommands) {
+        if (args[0] == command.name)
+            return command.run(std::span(args).subspan(1), std::cout, std::cerr);
+    }
+    std::cerr << "rpmemctl: unknown command '" << args[0] << "'\n\n";
+    print_usage(std::cerr);
+    return rpmem::tools::kExitUsage;
+}
