@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "base/error.h"
+#include "persist/method.h"
+#include "persist/platform.h"
+
+namespace rpmem::persist {
+
+// What the fabric provider serving a session can do, as far as durability is concerned.
+struct ProviderTraits {
+    // The provider moves data with the host CPU (tcp, sockets, ...): its "NIC writes" go through
+    // the CPU caches like any store, so only eADR makes them durable without a flush.
+    bool software = true;
+    // FI_RMA_PMEM: FI_COMMIT_COMPLETE writes are flushed by the provider before they complete.
+    bool offers_rma_pmem = false;
+};
+
+// Which methods the operator allows (rpmemd config: persist-apm, persist-general,
+// persist-commit).
+struct MethodPolicy {
+    bool allow_apm = false;
+    bool allow_gpspm = true;
+    bool allow_commit = true;
+};
+
+struct MethodChoice {
+    Method method;
+    std::string reason; // one sentence for the log and the client, e.g. why APM was refused
+};
+
+// The negotiation rule: the fastest method that is both allowed and valid here, preferring the
+// client's choice when it is valid. Valid means:
+//  - apm: the pool is persistent memory, and the domain is eADR, or the NIC is real hardware
+//    whose writes bypass the caches (never a software provider without eADR: there a completed
+//    read proves visibility, not durability);
+//  - commit: the provider offers FI_RMA_PMEM and the pool is persistent memory (the provider's
+//    flush is a cache flush, which does not make a file on a disk durable);
+//  - gpspm: always (the target flushes with pmem_persist or msync).
+// Order when the client states no valid preference: commit, apm, gpspm. Fails with EMEDIUMTYPE
+// when the policy allows no valid method.
+Result<MethodChoice> choose_method(const Platform& platform, const ProviderTraits& provider,
+                                   bool pool_is_pmem, const MethodPolicy& policy,
+                                   std::optional<Method> preference);
+
+} // namespace rpmem::persist
