@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/error.h"
+#include "persist/method_choice.h"
+#include "persist/platform.h"
+
+namespace rpmem::daemon {
+
+// PMDK's level names, kept so existing config files work.
+enum class LogLevel { err, warn, notice, info, debug };
+
+std::string_view to_string(LogLevel level) noexcept;
+
+inline constexpr std::uint16_t kDefaultPort = 7636;
+
+// Everything rpmemd is configured with: PMDK's keys (poolset-dir, persist-apm, persist-general,
+// use-syslog, log-file, log-level) plus the TLS, access, fabric and platform keys this daemon
+// adds. A value type, filled from files and the command line once, at start-up.
+struct Config {
+    // Pool set files resolve beneath this directory. "$HOME" as a whole word is replaced by the
+    // home directory when the file is read.
+    std::string poolset_dir = "$HOME";
+    // Per-identity override of poolset_dir: client identity -> directory.
+    std::map<std::string, std::string> client_poolset_dirs;
+
+    persist::MethodPolicy methods;
+    persist::Platform platform;
+
+    // Logging: stderr (the systemd journal) unless use_syslog or log_file says otherwise.
+    bool use_syslog = false;
+    std::string log_file; // empty: not to a file
+    LogLevel log_level = LogLevel::err;
+
+    std::string listen_host = "0.0.0.0";
+    std::uint16_t listen_port = kDefaultPort;
+    std::string tls_ca;
+    std::string tls_cert;
+    std::string tls_key;
+    // Client identities (certificate names) admitted; empty admits every client whose
+    // certificate the CA signed.
+    std::vector<std::string> allowed_clients;
+
+    // Fabric providers offered to clients; empty allows every provider found.
+    std::vector<std::string> allowed_providers;
+    // The fabric listener binds here; empty: the address the TLS session arrived on.
+    std::string fabric_host;
+    unsigned max_lanes = 16;    // granted lanes per session at most
+    unsigned max_sessions = 64; // concurrent sessions at most
+    unsigned nthreads = 0;      // fabric responder threads; 0: one per core
+    std::chrono::milliseconds heartbeat{2000};
+    std::chrono::milliseconds session_timeout{10000}; // no frame for this long ends a session
+};
+
+// Applies the `key = value` lines of one config file to `config`. `#` starts a comment
+// anywhere; blank lines are ignored; unknown keys, malformed lines and bad values are errors
+// naming `origin` and the line.
+Result<void> apply_config_text(std::string_view text, std::string_view origin, Config& config);
+
+// What the command line asks for: the options given (which win over files) and the mode.
+struct CommandLine {
+    enum class Mode { serve, remove, help, version };
+    Mode mode = Mode::serve;
+    std::optional<std::string> config_file; // --config: only this file is read
+    std::string remove_set;                 // --remove SET
+    bool force = false;                     // --force
+    bool remove_pool_set = false;           // --pool-set
+    // Every other option, as `key = value` lines in the config file syntax, applied after the
+    // files so that they win.
+    std::string overrides;
+};
+
+Result<CommandLine> parse_command_line(int argc, const char* const* argv);
+
+// Where the config files are and what $HOME is: read from the environment by main(), once.
+struct ConfigSources {
+    std::string home; // replaces $HOME in poolset-dir
+    std::string system_file = "/etc/rpmemd/rpmemd.conf";
+    std::string user_file; // $HOME/.rpmemd.conf; empty: none
+};
+
+// Defaults, then the system and user files (when present) or only the --config file (which
+// must exist), then the command line; finally $HOME is expanded and the result checked (an
+// absolute poolset-dir, TLS files named, sane limits).
+Result<Config> load_config(const CommandLine& command_line, const ConfigSources& sources);
+
+// The usage text of `rpmemd --help`.
+std::string usage_text();
+
+} // namespace rpmem::daemon

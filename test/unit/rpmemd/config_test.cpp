@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "rpmemd/config.h"
+
+using namespace rpmem::daemon;
+using rpmem::persist::PersistenceDomain;
+
+namespace {
+
+rpmem::Result<CommandLine> parse(std::vector<const char*> args) {
+    args.insert(args.begin(), "rpmemd");
+    return parse_command_line(static_cast<int>(args.size()), args.data());
+}
+
+// A scratch directory removed at the end of the test.
+class TempDir {
+public:
+    TempDir() {
+        std::string pattern = (std::filesystem::temp_directory_path() / "rpmemd-config-XXXXXX");
+        path_ = ::mkdtemp(pattern.data());
+    }
+    ~TempDir() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path_, ignored);
+    }
+    std::filesystem::path write(const std::string& name, const std::string& text) const {
+        auto file = path_ / name;
+        std::ofstream(file) << text;
+        return file;
+    }
+    const std::filesystem::path& path() const { return path_; }
+
+private:
+    std::filesystem::path path_;
+};
+
+const char* const kTls = "tls-ca = /etc/rpmem/ca.crt\n"
+                         "tls-cert = /etc/rpmem/server.crt\n"
+                         "tls-key = /etc/rpmem/server.key\n";
+
+} // namespace
+
+TEST_CASE("PMDK's config keys keep their meaning") {
+    Config config;
+    auto applied = apply_config_text("# rpmemd.conf from PMDK\n"
+                                     "poolset-dir = /srv/pools   # trailing comment\n"
+                                     "persist-apm = yes\n"
+                                     "persist-general = no\n"
+                                     "use-syslog = no\n"
+                                     "log-file = /var/log/rpmemd.log\n"
+                                     "\n"
+                                     "   log-level   =   info\n",
+                                     "rpmemd.conf", config);
+    REQUIRE(applied);
+    CHECK(config.poolset_dir == "/srv/pools");
+    CHECK(config.methods.allow_apm);
+    CHECK_FALSE(config.methods.allow_gpspm);
+    CHECK_FALSE(config.use_syslog);
+    CHECK(config.log_file == "/var/log/rpmemd.log");
+    CHECK(config.log_level == LogLevel::info);
+}
+
+TEST_CASE("the keys rpmemd adds: TLS, access, fabric, platform") {
+    Config config;
+    auto applied = apply_config_text("listen = [::1]:7000\n"
+                                     "tls-ca = /a/ca.crt\ntls-cert = /a/s.crt\ntls-key = /a/s.key\n"
+                                     "allow-client = alice, bob\nallow-client = carol\n"
+                                     "client-poolset-dir = alice /srv/alice\n"
+                                     "allow-provider = tcp verbs\n"
+                                     "persistence-domain = eadr\n"
+                                     "nic-writes-bypass-cache = yes\n"
+                                     "platform-type = test box\n"
+                                     "persist-commit = no\n"
+                                     "max-lanes = 8\nmax-sessions = 3\nnthreads = 2\n"
+                                     "heartbeat = 500ms\nsession-timeout = 3s\n"
+                                     "fabric-address = 10.0.0.2\n",
+                                     "f.conf", config);
+    REQUIRE(applied);
+    CHECK(config.listen_host == "::1");
+    CHECK(config.listen_port == 7000);
+    CHECK(config.allowed_clients == std::vector<std::string>{"alice", "bob", "carol"});
+    CHECK(config.client_poolset_dirs.at("alice") == "/srv/alice");
+    CHECK(config.allowed_providers == std::vector<std::string>{"tcp", "verbs"});
+    CHECK(config.platform.domain == PersistenceDomain::eadr);
+    CHECK(config.platform.nic_writes_bypass_cache);
+    CHECK(config.platform.type == "test box");
+    CHECK_FALSE(config.methods.allow_commit);
+    CHECK(config.max_lanes == 8);
+    CHECK(config.max_sessions == 3);
+    CHECK(config.nthreads == 2);
+    CHECK(config.heartbeat == std::chrono::milliseconds(500));
+    CHECK(config.session_timeout == std::chrono::seconds(3));
+    CHECK(config.fabric_host == "10.0.0.2");
+
+    Config defaults;
+    REQUIRE(apply_config_text("listen = example.org\n", "g.conf", defaults));
+    CHECK(defaults.listen_port == kDefaultPort);
+}
+
+TEST_CASE("bad lines and values are errors naming the file and line") {
+    struct Case {
+        const char* text;
+        const char* expected;
+    };
+    auto [text, expected] = GENERATE(
+        Case{"poolset-dir = /x\nbogus\n", "my.conf:2: expected 'key = value', got 'bogus'"},
+        Case{"\n\nfrobnicate = 1\n", "my.conf:3: unknown key 'frobnicate'"},
+        Case{"use-syslog = true\n", "my.conf:1: use-syslog: expected 'yes' or 'no', got 'true'"},
+        Case{"log-level = loud\n", "my.conf:1: log-level: expected one of err"},
+        Case{"max-lanes = 0\n", "my.conf:1: max-lanes: expected a whole number from 1 to 1024"},
+        Case{"max-lanes = 12x\n", "my.conf:1: max-lanes: expected a whole number"},
+        Case{"heartbeat = 2h\n", "my.conf:1: heartbeat: expected a duration"},
+        Case{"heartbeat = 0s\n", "my.conf:1: heartbeat: expected a duration"},
+        Case{"listen = alice@host\n", "my.conf:1: listen: expected HOST[:PORT] without a user"},
+        Case{"listen = host:99999\n", "my.conf:1: listen:"},
+        Case{"persistence-domain = flash\n", "my.conf:1: persistence-domain: expected 'adr'"},
+        Case{"client-poolset-dir = alice\n", "my.conf:1: client-poolset-dir: expected 'IDENTITY"},
+        Case{"poolset-dir =\n", "my.conf:1: poolset-dir: expected a path"});
+    Config config;
+    auto applied = apply_config_text(text, "my.conf", config);
+    REQUIRE_FALSE(applied);
+    CHECK(applied.error().errno_value() == EINVAL);
+    CHECK_THAT(applied.error().message(), Catch::StartsWith(expected));
+}
+
+TEST_CASE("the command line: PMDK's options, modes and errors") {
+    auto remove = parse({"--remove", "dir/pool.set", "--force", "-s", "--poolset-dir=/p"});
+    REQUIRE(remove);
+    CHECK(remove->mode == CommandLine::Mode::remove);
+    CHECK(remove->remove_set == "dir/pool.set");
+    CHECK(remove->force);
+    CHECK(remove->remove_pool_set);
+    CHECK(remove->overrides == "poolset-dir = /p\n");
+
+    auto serve = parse({"-c", "/etc/x.conf", "--persist-apm", "--use-syslog=no", "-t", "4",
+                        "--log-level", "debug"});
+    REQUIRE(serve);
+    CHECK(serve->mode == CommandLine::Mode::serve);
+    CHECK(serve->config_file == "/etc/x.conf");
+    CHECK(serve->overrides ==
+          "persist-apm = yes\nuse-syslog = no\nnthreads = 4\nlog-level = debug\n");
+
+    auto help = parse({"-h"});
+    REQUIRE(help);
+    CHECK(help->mode == CommandLine::Mode::help);
+
+    struct Case {
+        std::vector<const char*> args;
+        const char* expected;
+    };
+    auto [args, expected] =
+        GENERATE(Case{{"--bogus"}, "unknown option '--bogus'"}, Case{{"-x"}, "unknown option '-x'"},
+                 Case{{"stray"}, "unexpected argument 'stray'"},
+                 Case{{"--remove"}, "option '--remove' needs a value"},
+                 Case{{"--force"}, "--force and --pool-set go with --remove SET"},
+                 Case{{"--force=yes", "-r", "x"}, "option '--force' takes no value"},
+                 Case{{"--log-file", "a#b"}, "value may not contain '#'"});
+    auto result = parse(args);
+    REQUIRE_FALSE(result);
+    CHECK_THAT(result.error().message(), Catch::Contains(expected));
+}
+
+TEST_CASE("load_config: files in order, the command line wins, $HOME expands") {
+    TempDir dir;
+    auto system_file = dir.write(
+        "system.conf", std::string(kTls) + "poolset-dir = /srv/system\nlog-level = warn\n");
+    auto user_file = dir.write("user.conf", "poolset-dir = $HOME/pools\nmax-lanes = 4\n");
+    ConfigSources sources{
+        .home = "/home/alice", .system_file = system_file, .user_file = user_file};
+
+    auto command_line = parse({"--max-lanes", "2"});
+    REQUIRE(command_line);
+    auto config = load_config(*command_line, sources);
+    REQUIRE(config);
+    CHECK(config->poolset_dir == "/home/alice/pools");
+    CHECK(config->log_level == LogLevel::warn);
+    CHECK(config->max_lanes == 2);
+
+    SECTION("missing default files are fine, a missing --config file is not") {
+        ConfigSources none{.home = "/h", .system_file = (dir.path() / "absent").string()};
+        auto remove = parse({"--remove", "x.set"});
+        REQUIRE(remove);
+        auto defaults = load_config(*remove, none);
+        REQUIRE(defaults);
+        CHECK(defaults->poolset_dir == "/h");
+
+        auto explicit_missing = parse({"--config", (dir.path() / "absent.conf").c_str()});
+        REQUIRE(explicit_missing);
+        auto failed = load_config(*explicit_missing, none);
+        REQUIRE_FALSE(failed);
+        CHECK(failed.error().errno_value() == ENOENT);
+        CHECK_THAT(failed.error().message(), Catch::Contains("absent.conf"));
+    }
+
+    SECTION("only --config is read when given") {
+        auto only = dir.write("only.conf", std::string(kTls) + "poolset-dir = /only\n");
+        auto with_config = parse({"--config", only.c_str()});
+        REQUIRE(with_config);
+        auto loaded = load_config(*with_config, sources);
+        REQUIRE(loaded);
+        CHECK(loaded->poolset_dir == "/only");
+        CHECK(loaded->max_lanes == Config{}.max_lanes);
+    }
+
+    SECTION("$HOME only as a whole path component") {
+        auto odd = dir.write("odd.conf", std::string(kTls) + "poolset-dir = /x/$HOMEDIR\n");
+        auto with_config = parse({"--config", odd.c_str()});
+        REQUIRE(with_config);
+        auto loaded = load_config(*with_config, sources);
+        REQUIRE(loaded);
+        CHECK(loaded->poolset_dir == "/x/$HOMEDIR");
+    }
+
+    SECTION("serving needs TLS files and an absolute poolset-dir") {
+        auto no_tls = dir.write("no-tls.conf", "poolset-dir = /srv\n");
+        auto serve = parse({"--config", no_tls.c_str()});
+        REQUIRE(serve);
+        auto failed = load_config(*serve, sources);
+        REQUIRE_FALSE(failed);
+        CHECK_THAT(failed.error().message(), Catch::Contains("tls-ca is not set"));
+
+        auto relative = parse({"--config", no_tls.c_str(), "--poolset-dir", "pools"});
+        REQUIRE(relative);
+        auto bad = load_config(*relative, sources);
+        REQUIRE_FALSE(bad);
+        CHECK_THAT(bad.error().message(), Catch::Contains("poolset-dir must be an absolute path"));
+    }
+
+    SECTION("an error in a file names the file and line") {
+        auto broken = dir.write("broken.conf", "poolset-dir = /x\n\nlog-level = chatty\n");
+        auto with_config = parse({"--config", broken.c_str()});
+        REQUIRE(with_config);
+        auto failed = load_config(*with_config, sources);
+        REQUIRE_FALSE(failed);
+        CHECK_THAT(failed.error().message(),
+                   Catch::StartsWith(broken.string() + ":3: log-level: expected one of"));
+    }
+}
