@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/error.h"
+#include "persist/method.h"
+
+namespace rpmem::client {
+
+// Everything the client side is configured with. Read once, at the edge (the C ABI's first
+// call, a tool's main), from the environment and an optional client config file; passed down
+// by value afterwards. Nothing deeper calls getenv.
+struct Settings {
+    // Mutual TLS credentials: RPMEM_TLS_CA, RPMEM_TLS_CERT, RPMEM_TLS_KEY.
+    std::string tls_ca;
+    std::string tls_cert;
+    std::string tls_key;
+
+    // RPMEM_PROVIDER: "tcp", "sockets", "verbs"; empty lets the daemon pick (verbs first, then
+    // tcp; sockets only when RPMEM_ENABLE_SOCKETS=1, as in PMDK).
+    std::string provider;
+    bool enable_sockets = false; // RPMEM_ENABLE_SOCKETS=1
+    bool enable_verbs = true;    // RPMEM_ENABLE_VERBS=0 disables it
+    // RPMEM_PERSIST_METHOD: a preference the daemon honours when valid there.
+    std::optional<persist::Method> method;
+
+    unsigned max_lanes = 0;        // RPMEM_MAX_NLANES; 0: no client-side cap
+    unsigned work_queue_size = 50; // RPMEM_WORK_QUEUE_SIZE: outstanding writes per lane
+
+    std::chrono::milliseconds connect_timeout{10000}; // RPMEM_CONNECT_TIMEOUT (ms)
+    std::chrono::milliseconds timeout{10000};         // RPMEM_TIMEOUT (ms): any one operation
+    std::chrono::microseconds spin{50};               // RPMEM_SPIN_US: busy-poll before blocking
+
+    std::string log_level; // RPMEM_LOG_LEVEL: off (default), error, warn, info, debug, trace
+    std::string log_file;  // RPMEM_LOG_FILE: default stderr
+};
+
+// Looks up one environment variable (std::getenv in production, a map in tests).
+using Environment = std::function<std::optional<std::string>(std::string_view name)>;
+
+// The process environment, for the edges that read it.
+Environment process_environment();
+
+// Builds the settings: a client config file first (RPMEM_CONFIG, else ~/.config/rpmem/client.conf,
+// else /etc/rpmem/client.conf; `key = value` lines with the variable names in lower case without
+// the RPMEM_ prefix, e.g. `tls-ca = /etc/rpmem/ca.crt`), then the environment, which wins. Bad
+// values are errors naming the variable or the file and line.
+Result<Settings> load_settings(const Environment& environment);
+
+} // namespace rpmem::client

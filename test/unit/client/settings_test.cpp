@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "client/settings.h"
+
+using namespace rpmem::client;
+
+namespace {
+
+Environment environment_of(std::map<std::string, std::string> variables) {
+    return [variables = std::move(variables)](std::string_view name) -> std::optional<std::string> {
+        auto found = variables.find(std::string(name));
+        if (found == variables.end())
+            return std::nullopt;
+        return found->second;
+    };
+}
+
+class TempDir {
+public:
+    TempDir() {
+        std::string pattern = std::filesystem::temp_directory_path() / "rpmem-settings-XXXXXX";
+        path_ = ::mkdtemp(pattern.data());
+    }
+    ~TempDir() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path_, ignored);
+    }
+    std::string write(const std::string& name, const std::string& text) const {
+        auto file = path_ / name;
+        std::filesystem::create_directories(file.parent_path());
+        std::ofstream(file) << text;
+        return file;
+    }
+    std::string path() const { return path_; }
+
+private:
+    std::filesystem::path path_;
+};
+
+} // namespace
+
+TEST_CASE("defaults without files or variables") {
+    TempDir home;
+    auto settings = load_settings(environment_of({{"HOME", home.path()}}));
+    REQUIRE(settings);
+    CHECK(settings->tls_ca.empty());
+    CHECK(settings->provider.empty());
+    CHECK(settings->max_lanes == 0);
+    CHECK(settings->work_queue_size == 50);
+    CHECK_FALSE(settings->enable_sockets);
+    CHECK(settings->enable_verbs);
+    CHECK_FALSE(settings->method);
+}
+
+TEST_CASE("PMDK's variables and rpmem's are read, and the environment wins over the file") {
+    TempDir home;
+    home.write(".config/rpmem/client.conf", "# client settings\n"
+                                            "tls-ca = /etc/rpmem/ca.crt\n"
+                                            "tls-cert = /file/client.crt\n"
+                                            "max-nlanes = 8   # cap\n"
+                                            "provider = sockets\n");
+    auto settings = load_settings(environment_of({
+        {"HOME", home.path()},
+        {"RPMEM_TLS_CERT", "/env/client.crt"},
+        {"RPMEM_TLS_KEY", "/env/client.key"},
+        {"RPMEM_MAX_NLANES", "4"},
+        {"RPMEM_WORK_QUEUE_SIZE", "16"},
+        {"RPMEM_ENABLE_SOCKETS", "1"},
+        {"RPMEM_ENABLE_VERBS", "0"},
+        {"RPMEM_PERSIST_METHOD", "gpspm"},
+        {"RPMEM_TIMEOUT", "2500"},
+        {"RPMEM_SPIN_US", "20"},
+    }));
+    REQUIRE(settings);
+    CHECK(settings->tls_ca == "/etc/rpmem/ca.crt");
+    CHECK(settings->tls_cert == "/env/client.crt");
+    CHECK(settings->tls_key == "/env/client.key");
+    CHECK(settings->provider == "sockets");
+    CHECK(settings->max_lanes == 4);
+    CHECK(settings->work_queue_size == 16);
+    CHECK(settings->enable_sockets);
+    CHECK_FALSE(settings->enable_verbs);
+    CHECK(settings->method == rpmem::persist::Method::gpspm);
+    CHECK(settings->timeout == std::chrono::milliseconds(2500));
+    CHECK(settings->spin == std::chrono::microseconds(20));
+}
+
+TEST_CASE("RPMEM_CONFIG names the only file read, and it must exist") {
+    TempDir dir;
+    auto file = dir.write("mine.conf", "provider = tcp\n");
+    auto settings = load_settings(environment_of({{"RPMEM_CONFIG", file}}));
+    REQUIRE(settings);
+    CHECK(settings->provider == "tcp");
+
+    auto missing = load_settings(environment_of({{"RPMEM_CONFIG", dir.path() + "/absent.conf"}}));
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().errno_value() == ENOENT);
+    CHECK_THAT(missing.error().message(), Catch::Contains("absent.conf"));
+}
+
+TEST_CASE("bad values name the variable, or the file and line") {
+    auto bad_variable = load_settings(environment_of({{"RPMEM_MAX_NLANES", "0"}}));
+    REQUIRE_FALSE(bad_variable);
+    CHECK(bad_variable.error().errno_value() == EINVAL);
+    CHECK_THAT(bad_variable.error().message(),
+               Catch::StartsWith("environment variable RPMEM_MAX_NLANES: expected a whole number"));
+
+    auto bad_provider = load_settings(environment_of({{"RPMEM_PROVIDER", "carrier-pigeon"}}));
+    REQUIRE_FALSE(bad_provider);
+    CHECK_THAT(bad_provider.error().message(), Catch::Contains("expected tcp, sockets or verbs"));
+
+    TempDir dir;
+    auto file = dir.write("bad.conf", "provider = tcp\n\nwork-queue-size = 1\n");
+    auto bad_file = load_settings(environment_of({{"RPMEM_CONFIG", file}}));
+    REQUIRE_FALSE(bad_file);
+    CHECK_THAT(bad_file.error().message(),
+               Catch::StartsWith(file + ":3: work-queue-size: expected a whole number from 2"));
+
+    auto unknown = dir.write("unknown.conf", "colour = blue\n");
+    auto bad_key = load_settings(environment_of({{"RPMEM_CONFIG", unknown}}));
+    REQUIRE_FALSE(bad_key);
+    CHECK_THAT(bad_key.error().message(), Catch::EndsWith(":1: unknown key 'colour'"));
+}
