@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "protocol/codec.h"
+
+#include <algorithm>
+#include <cerrno>
+
+#include <fmt/format.h>
+
+#include "protocol/byte_reader.h"
+#include "protocol/byte_writer.h"
+#include "protocol/message_limits.h"
+#include "protocol/version.h"
+
+namespace rpmem::protocol {
+
+namespace {
+
+constexpr std::uint32_t kCloseRemove = 1U << 0;
+constexpr std::uint32_t kRemoveForce = 1U << 0;   // PMDK's RPMEM_REMOVE_FORCE
+constexpr std::uint32_t kRemovePoolSet = 1U << 1; // PMDK's RPMEM_REMOVE_POOL_SET
+
+template <std::size_t N>
+std::span<const std::uint8_t> as_bytes(const std::array<char, N>& chars) {
+    return {reinterpret_cast<const std::uint8_t*>(chars.data()), N};
+}
+
+template <std::size_t N>
+std::span<std::uint8_t> as_writable_bytes(std::array<char, N>& chars) {
+    return {reinterpret_cast<std::uint8_t*>(chars.data()), N};
+}
+
+// ---- building blocks -------------------------------------------------------------------------
+
+void write_attributes(ByteWriter& w, const PoolAttributes& a) {
+    w.bytes(as_bytes(a.signature));
+    w.u32(a.major);
+    w.u32(a.compat_features);
+    w.u32(a.incompat_features);
+    w.u32(a.ro_compat_features);
+    w.bytes(a.poolset_uuid);
+    w.bytes(a.uuid);
+    w.bytes(a.next_uuid);
+    w.bytes(a.prev_uuid);
+    w.bytes(a.user_flags);
+}
+
+PoolAttributes read_attributes(ByteReader& r) {
+    PoolAttributes a;
+    r.bytes(as_writable_bytes(a.signature), "attributes.signature");
+    a.major = r.u32("attributes.major");
+    a.compat_features = r.u32("attributes.compat_features");
+    a.incompat_features = r.u32("attributes.incompat_features");
+    a.ro_compat_features = r.u32("attributes.ro_compat_features");
+    r.bytes(a.poolset_uuid, "attributes.poolset_uuid");
+    r.bytes(a.uuid, "attributes.uuid");
+    r.bytes(a.next_uuid, "attributes.next_uuid");
+    r.bytes(a.prev_uuid, "attributes.prev_uuid");
+    r.bytes(a.user_flags, "attributes.user_flags");
+    return a;
+}
+
+void write_status(ByteWriter& w, Status status, const std::string& message) {
+    w.u16(static_cast<std::uint16_t>(status));
+    w.string(message, "message", kMaxMessageLength);
+}
+
+template <typename ReplyType>
+void read_status(ByteReader& r, ReplyType& reply) {
+    auto raw = r.u16("status");
+    auto status = status_from_wire(raw);
+    r.require(status.has_value(), "status", fmt::format("unknown status {}", raw));
+    reply.status = status.value_or(Status::fatal);
+    reply.message = r.string("message", kMaxMessageLength);
+}
+
+ProviderPreference read_provider(ByteReader& r) {
+    auto raw = r.u8("provider");
+    auto provider = provider_preference_from_wire(raw);
+    r.require(provider.has_value(), "provider", fmt::format("unknown provider {}", raw));
+    return provider.value_or(ProviderPreference::any);
+}
+
+PersistMethod read_persist_method(ByteReader& r) {
+    auto raw = r.u8("persist_method");
+    auto method = persist_method_from_wire(raw);
+    r.require(method.has_value(), "persist_method",
+              fmt::format("unknown persistence method {}", raw));
+    return method.value_or(PersistMethod::any);
+}
+
+std::uint32_t read_flags(ByteReader& r, std::string_view field, std::uint32_t known) {
+    auto flags = r.u32(field);
+    r.require((flags & ~known) == 0, field, fmt::format("unknown flag bits {:#x}", flags & ~known));
+    return flags;
+}
+
+void write_data_path(ByteWriter& w, const DataPath& d) {
+    w.string(d.provider, "provider", kMaxProviderNameLength);
+    w.string(d.host, "host", kMaxHostLength);
+    w.u16(d.port);
+    w.u64(d.remote_base);
+    w.u64(d.remote_key);
+    w.boolean(d.offset_addressing);
+    w.u32(d.lanes);
+    w.u8(static_cast<std::uint8_t>(d.persist_method));
+    w.u32(d.inline_buffer_size);
+    w.u64(d.pool_size);
+    w.bytes(d.token);
+}
+
+DataPath read_data_path(ByteReader& r) {
+    DataPath d;
+    d.provider = r.string("provider", kMaxProviderNameLength);
+    d.host = r.string("host", kMaxHostLength);
+    d.port = r.u16("port");
+    d.remote_base = r.u64("remote_base");
+    d.remote_key = r.u64("remote_key");
+    d.offset_addressing = r.boolean("offset_addressing");
+    d.lanes = r.u32("lanes");
+    d.persist_method = read_persist_method(r);
+    d.inline_buffer_size = r.u32("inline_buffer_size");
+    d.pool_size = r.u64("pool_size");
+    r.bytes(d.token, "token");
+    return d;
+}
+
+// ---- requests --------------------------------------------------------------------------------
+
+void write_body(ByteWriter& w, const Hello& m) {
+    w.u16(m.min_version);
+    w.u16(m.max_version);
+    w.u64(m.capabilities);
+    w.string(m.software, "software", kMaxSoftwareLength);
+}
+
+void read_body(ByteReader& r, Hello& m) {
+    m.min_version = r.u16("min_version");
+    m.max_version = r.u16("max_version");
+    m.capabilities = r.u64("capabilities");
+    m.software = r.string("software", kMaxSoftwareLength);
+}
+
+template <typename PoolRequest>
+void write_pool_request(ByteWriter& w, const PoolRequest& m) {
+    w.string(m.pool_set, "pool_set", kMaxPoolSetNameLength);
+    w.u64(m.pool_size);
+    w.u32(m.lanes);
+    w.u8(static_cast<std::uint8_t>(m.provider));
+    w.u8(static_cast<std::uint8_t>(m.persist_method));
+}
+
+template <typename PoolRequest>
+void read_pool_request(ByteReader& r, PoolRequest& m) {
+    m.pool_set = r.string("pool_set", kMaxPoolSetNameLength);
+    m.pool_size = r.u64("pool_size");
+    m.lanes = r.u32("lanes");
+    m.provider = read_provider(r);
+    m.persist_method = read_persist_method(r);
+}
+
+void write_body(ByteWriter& w, const CreateRequest& m) {
+    write_pool_request(w, m);
+    write_attributes(w, m.attributes);
+}
+
+void read_body(ByteReader& r, CreateRequest& m) {
+    read_pool_request(r, m);
+    m.attributes = read_attributes(r);
+}
+
+void write_body(ByteWriter& w, const OpenRequest& m) {
+    write_pool_request(w, m);
+}
+
+void read_body(ByteReader& r, OpenRequest& m) {
+    read_pool_request(r, m);
+}
+
+void write_body(ByteWriter& w, const CloseRequest& m) {
+    w.u32(m.remove ? kCloseRemove : 0);
+}
+
+void read_body(ByteReader& r, CloseRequest& m) {
+    m.remove = (read_flags(r, "flags", kCloseRemove) & kCloseRemove) != 0;
+}
+
+void write_body(ByteWriter& w, const SetAttrRequest& m) {
+    write_attributes(w, m.attributes);
+}
+
+void read_body(ByteReader& r, SetAttrRequest& m) {
+    m.attributes = read_attributes(r);
+}
+
+void write_body(ByteWriter& w, const RemoveRequest& m) {
+    w.string(m.pool_set, "pool_set", kMaxPoolSetNameLength);
+    w.u32((m.force ? kRemoveForce : 0) | (m.remove_set_file ? kRemovePoolSet : 0));
+}
+
+void read_body(ByteReader& r, RemoveRequest& m) {
+    m.pool_set = r.string("pool_set", kMaxPoolSetNameLength);
+    auto flags = read_flags(r, "flags", kRemoveForce | kRemovePoolSet);
+    m.force = (flags & kRemoveForce) != 0;
+    m.remove_set_file = (flags & kRemovePoolSet) != 0;
+}
+
+void write_body(ByteWriter&, const StatusRequest&) {}
+void read_body(ByteReader&, StatusRequest&) {}
+void write_body(ByteWriter&, const Ping&) {}
+void read_body(ByteReader&, Ping&) {}
+
+// ---- replies ---------------------------------------------------------------------------------
+
+void write_body(ByteWriter& w, const HelloReply& m) {
+    write_status(w, m.status, m.message);
+    w.u16(m.version);
+    w.u64(m.capabilities);
+    w.string(m.software, "software", kMaxSoftwareLength);
+    w.u64(m.session_id);
+    w.u32(m.heartbeat_timeout_ms);
+    w.string(m.identity, "identity", kMaxIdentityLength);
+}
+
+void read_body(ByteReader& r, HelloReply& m) {
+    read_status(r, m);
+    m.version = r.u16("version");
+    m.capabilities = r.u64("capabilities");
+    m.software = r.string("software", kMaxSoftwareLength);
+    m.session_id = r.u64("session_id");
+    m.heartbeat_timeout_ms = r.u32("heartbeat_timeout_ms");
+    m.identity = r.string("identity", kMaxIdentityLength);
+}
+
+void write_body(ByteWriter& w, const CreateReply& m) {
+    write_status(w, m.status, m.message);
+    write_data_path(w, m.data_path);
+}
+
+void read_body(ByteReader& r, CreateReply& m) {
+    read_status(r, m);
+    m.data_path = read_data_path(r);
+}
+
+void write_body(ByteWriter& w, const OpenReply& m) {
+    write_status(w, m.status, m.message);
+    write_data_path(w, m.data_path);
+    write_attributes(w, m.attributes);
+}
+
+void read_body(ByteReader& r, OpenReply& m) {
+    read_status(r, m);
+    m.data_path = read_data_path(r);
+    m.attributes = read_attributes(r);
+}
+
+template <typename StatusOnlyReply>
+void write_status_only(ByteWriter& w, const StatusOnlyReply& m) {
+    write_status(w, m.status, m.message);
+}
+
+void write_body(ByteWriter& w, const CloseReply& m) {
+    write_status_only(w, m);
+}
+void read_body(ByteReader& r, CloseReply& m) {
+    read_status(r, m);
+}
+void write_body(ByteWriter& w, const SetAttrReply& m) {
+    write_status_only(w, m);
+}
+void read_body(ByteReader& r, SetAttrReply& m) {
+    read_status(r, m);
+}
+void write_body(ByteWriter& w, const RemoveReply& m) {
+    write_status_only(w, m);
+}
+void read_body(ByteReader& r, RemoveReply& m) {
+    read_status(r, m);
+}
+void write_body(ByteWriter& w, const ErrorReply& m) {
+    write_status_only(w, m);
+}
+void read_body(ByteReader& r, ErrorReply& m) {
+    read_status(r, m);
+}
+
+void write_body(ByteWriter& w, const StatusReply& m) {
+    write_status(w, m.status, m.message);
+    w.string(m.software, "software", kMaxSoftwareLength);
+    w.u16(m.protocol_version);
+    w.u64(m.uptime_seconds);
+    w.u32(m.sessions);
+    w.u32(m.pools_in_use);
+    w.require(m.pool_sets.size() <= kMaxStatusPools,
+              fmt::format("pool_sets has {} entries, the limit is {}", m.pool_sets.size(),
+                          kMaxStatusPools));
+    w.u16(static_cast<std::uint16_t>(std::min(m.pool_sets.size(), kMaxStatusPools)));
+    for (const auto& name : m.pool_sets)
+        w.string(name, "pool_sets entry", kMaxPoolSetNameLength);
+}
+
+void read_body(ByteReader& r, StatusReply& m) {
+    read_status(r, m);
+    m.software = r.string("software", kMaxSoftwareLength);
+    m.protocol_version = r.u16("protocol_version");
+    m.uptime_seconds = r.u64("uptime_seconds");
+    m.sessions = r.u32("sessions");
+    m.pools_in_use = r.u32("pools_in_use");
+    auto count = r.u16("pool_sets count");
+    r.require(count <= kMaxStatusPools, "pool_sets count",
+              fmt::format("{} exceeds the limit of {}", count, kMaxStatusPools));
+    if (r.failed())
+        return;
+    m.pool_sets.reserve(count);
+    for (std::uint16_t i = 0; i < count && !r.failed(); ++i)
+        m.pool_sets.push_back(r.string("pool_sets entry", kMaxPoolSetNameLength));
+}
+
+void write_body(ByteWriter&, const Pong&) {}
+void read_body(ByteReader&, Pong&) {}
+
+// ---- frames ----------------------------------------------------------------------------------
+
+template <typename Variant>
+Result<std::vector<std::uint8_t>> encode_frame(const Variant& message, std::uint32_t request_id) {
+    std::vector<std::uint8_t> frame(kFrameHeaderSize);
+    ByteWriter writer(frame);
+    MessageType type{};
+    std::visit(
+        [&](const auto& m) {
+            type = m.kType;
+            write_body(writer, m);
+        },
+        message);
+    if (auto ok = writer.finish(); !ok)
+        return fail(std::move(ok.error()).add_context(fmt::format("encoding {}", name_of(type))));
+
+    // The per-type limits are derived from the same field limits the writer enforced, so this
+    // only trips if the two disagree: better a local error than a frame the peer refuses.
+    std::size_t body_length = frame.size() - kFrameHeaderSize;
+    if (body_length > max_body_length(type))
+        return fail(EINVAL, fmt::format("encoding {}: body of {} bytes exceeds the limit of {}",
+                                        name_of(type), body_length, max_body_length(type)));
+
+    FrameHeader header{kProtocolVersion, type, request_id, static_cast<std::uint32_t>(body_length)};
+    auto header_bytes = encode_frame_header(header);
+    std::copy(header_bytes.begin(), header_bytes.end(), frame.begin());
+    return frame;
+}
+
+template <typename Message, typename Variant>
+Result<Variant> decode_as(std::span<const std::uint8_t> body) {
+    Message message;
+    ByteReader reader(body);
+    read_body(reader, message);
+    if (auto ok = reader.finish(); !ok)
+        return fail(
+            std::move(ok.error()).add_context(fmt::format("decoding {}", name_of(Message::kType))));
+    return Variant(std::move(message));
+}
+
+tl::unexpected<Error> bad_message(std::string message) {
+    return fail(EPROTO, std::move(message), ErrorSource::protocol,
+                static_cast<int>(Status::bad_message));
+}
+
+Result<void> check_body(const FrameHeader& header, std::span<const std::uint8_t> body,
+                        bool want_request) {
+    if (is_request(header.type) != want_request)
+        return bad_message(fmt::format("{} received where a {} was expected", name_of(header.type),
+                                       want_request ? "request" : "reply"));
+    if (body.size() != header.body_length)
+        return bad_message(fmt::format("{} body is {} bytes, the header announced {}",
+                                       name_of(header.type), body.size(), header.body_length));
+    return {};
+}
+
+template <typename Message, typename Decode>
+Result<DecodedFrame<Message>> decode_frame(std::span<const std::uint8_t> frame, Decode decode) {
+    if (frame.size() < kFrameHeaderSize)
+        return bad_message(fmt::format("frame of {} bytes is shorter than its {}-byte header",
+                                       frame.size(), kFrameHeaderSize));
+    auto header = decode_frame_header(frame.first<kFrameHeaderSize>());
+    if (!header)
+        return fail(std::move(header.error()));
+    auto message = decode(*header, frame.subspan(kFrameHeaderSize));
+    if (!message)
+        return fail(std::move(message.error()));
+    return DecodedFrame<Message>{header->request_id, std::move(*message)};
+}
+
+} // namespace
+
+Result<std::vector<std::uint8_t>> encode(const Request& request, std::uint32_t request_id) {
+    return encode_frame(request, request_id);
+}
+
+Result<std::vector<std::uint8_t>> encode(const Reply& reply, std::uint32_t request_id) {
+    return encode_frame(reply, request_id);
+}
+
+Result<Request> decode_request(const FrameHeader& header, std::span<const std::uint8_t> body) {
+    if (auto ok = check_body(header, body, true); !ok)
+        return fail(std::move(ok.error()));
+    switch (header.type) {
+    case MessageType::hello:
+        return decode_as<Hello, Request>(body);
+    case MessageType::create:
+        return decode_as<CreateRequest, Request>(body);
+    case MessageType::open:
+        return decode_as<OpenRequest, Request>(body);
+    case MessageType::close:
+        return decode_as<CloseRequest, Request>(body);
+    case MessageType::set_attr:
+        return decode_as<SetAttrRequest, Request>(body);
+    case MessageType::remove:
+        return decode_as<RemoveRequest, Request>(body);
+    case MessageType::status:
+        return decode_as<StatusRequest, Request>(body);
+    case MessageType::ping:
+        return decode_as<Ping, Request>(body);
+    default:
+        return bad_message(fmt::format("{} is not a request", name_of(header.type)));
+    }
+}
+
+Result<Reply> decode_reply(const FrameHeader& header, std::span<const std::uint8_t> body) {
+    if (auto ok = check_body(header, body, false); !ok)
+        return fail(std::move(ok.error()));
+    switch (header.type) {
+    case MessageType::hello_reply:
+        return decode_as<HelloReply, Reply>(body);
+    case MessageType::create_reply:
+        return decode_as<CreateReply, Reply>(body);
+    case MessageType::open_reply:
+        return decode_as<OpenReply, Reply>(body);
+    case MessageType::close_reply:
+        return decode_as<CloseReply, Reply>(body);
+    case MessageType::set_attr_reply:
+        return decode_as<SetAttrReply, Reply>(body);
+    case MessageType::remove_reply:
+        return decode_as<RemoveReply, Reply>(body);
+    case MessageType::status_reply:
+        return decode_as<StatusReply, Reply>(body);
+    case MessageType::pong:
+        return decode_as<Pong, Reply>(body);
+    case MessageType::error_reply:
+        return decode_as<ErrorReply, Reply>(body);
+    default:
+        return bad_message(fmt::format("{} is not a reply", name_of(header.type)));
+    }
+}
+
+Result<DecodedFrame<Request>> decode_request_frame(std::span<const std::uint8_t> frame) {
+    return decode_frame<Request>(frame, decode_request);
+}
+
+Result<DecodedFrame<Reply>> decode_reply_frame(std::span<const std::uint8_t> frame) {
+    return decode_frame<Reply>(frame, decode_reply);
+}
+
+} // namespace rpmem::protocol

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <cstddef>
+
+namespace rpmem::protocol {
+
+// Hard limits on everything that comes off the wire. Both ends enforce the same numbers: the
+// encoder refuses to produce a frame the decoder would reject, and the decoder checks each
+// length against them before it allocates or copies anything.
+
+// A whole frame, header included. The largest legitimate frame is a StatusReply listing
+// kMaxStatusPools names of maximal length; every request is far smaller, and the per-type
+// limits in message_type.h keep a server's allocation per request to a few KiB.
+inline constexpr std::size_t kMaxFrameSize = 128 * 1024;
+
+inline constexpr std::size_t kMaxPoolSetNameLength = 4095; // PATH_MAX without the NUL
+inline constexpr std::size_t kMaxMessageLength = 2048;     // human-readable text in a reply
+inline constexpr std::size_t kMaxHostLength = 255;         // fabric address (DNS name or IP)
+inline constexpr std::size_t kMaxProviderNameLength = 64;  // libfabric provider name
+inline constexpr std::size_t kMaxSoftwareLength = 64;      // "rpmemd 0.1.0"
+inline constexpr std::size_t kMaxIdentityLength = 256;     // certificate identity (CN)
+inline constexpr std::size_t kMaxStatusPools = 16;         // pool names in a StatusReply
+
+} // namespace rpmem::protocol

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "protocol/reply.h"
+
+#include <type_traits>
+
+namespace rpmem::protocol {
+
+MessageType type_of(const Reply& reply) noexcept {
+    return std::visit([](const auto& message) { return message.kType; }, reply);
+}
+
+Status reply_status(const Reply& reply) noexcept {
+    return std::visit(
+        [](const auto& message) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(message)>, Pong>)
+                return Status::ok;
+            else
+                return message.status;
+        },
+        reply);
+}
+
+const std::string& reply_message(const Reply& reply) noexcept {
+    static const std::string kEmpty;
+    return std::visit(
+        [](const auto& message) -> const std::string& {
+            if constexpr (std::is_same_v<std::decay_t<decltype(message)>, Pong>)
+                return kEmpty;
+            else
+                return message.message;
+        },
+        reply);
+}
+
+Reply failure_reply(MessageType request, Status status, std::string message) {
+    auto fill = [&](auto reply) -> Reply {
+        reply.status = status;
+        reply.message = std::move(message);
+        return reply;
+    };
+    switch (request) {
+    case MessageType::hello:
+        return fill(HelloReply{});
+    case MessageType::create:
+        return fill(CreateReply{});
+    case MessageType::open:
+        return fill(OpenReply{});
+    case MessageType::close:
+        return fill(CloseReply{});
+    case MessageType::set_attr:
+        return fill(SetAttrReply{});
+    case MessageType::remove:
+        return fill(RemoveReply{});
+    case MessageType::status:
+        return fill(StatusReply{});
+    default:
+        return fill(ErrorReply{});
+    }
+}
+
+} // namespace rpmem::protocol

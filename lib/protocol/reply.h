@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "base/pool_attributes.h"
+#include "protocol/message_type.h"
+#include "protocol/preferences.h"
+#include "protocol/status.h"
+
+namespace rpmem::protocol {
+
+// The messages a server sends, as plain values. Every reply carries a Status and a
+// human-readable message (empty or a note on success, the reason on failure). The other fields
+// of a failed reply are zero and mean nothing.
+
+inline constexpr std::size_t kSessionTokenLength = 32;
+
+// A one-time secret binding the fabric connections of a session to its control channel.
+// Never log it.
+using SessionToken = std::array<std::uint8_t, kSessionTokenLength>;
+
+// The answer to Hello. Like Hello, its layout never changes between versions.
+struct HelloReply {
+    static constexpr MessageType kType = MessageType::hello_reply;
+    Status status = Status::ok;
+    std::string message;
+    std::uint16_t version = 0;              // the version both sides speak from now on
+    std::uint64_t capabilities = 0;         // shared by both sides
+    std::string software;                   // e.g. "rpmemd 0.1.0"; informational
+    std::uint64_t session_id = 0;           // the server's name for this session in its logs
+    std::uint32_t heartbeat_timeout_ms = 0; // a client silent this long is dropped
+    std::string identity; // the client identity the server took from the client's certificate
+
+    friend bool operator==(const HelloReply&, const HelloReply&) = default;
+};
+
+// Everything the initiator's data path needs to reach an opened pool.
+struct DataPath {
+    std::string provider;           // libfabric provider name, e.g. "tcp"
+    std::string host;               // fabric address of the target's listener (name or IP)
+    std::uint16_t port = 0;         // its port
+    std::uint64_t remote_base = 0;  // address (or offset) of the pool in the remote region
+    std::uint64_t remote_key = 0;   // the region's key
+    bool offset_addressing = false; // true when the provider lacks FI_MR_VIRT_ADDR
+    std::uint32_t lanes = 0;        // granted
+    PersistMethod persist_method = PersistMethod::any; // chosen
+    std::uint32_t inline_buffer_size = 0; // bytes a lane may send inline with a persist
+    std::uint64_t pool_size = 0;          // the remote pool's real size
+    SessionToken token{};
+
+    friend bool operator==(const DataPath&, const DataPath&) = default;
+};
+
+struct CreateReply {
+    static constexpr MessageType kType = MessageType::create_reply;
+    Status status = Status::ok;
+    std::string message; // on success, e.g. why this persistence method was chosen
+    DataPath data_path;
+
+    friend bool operator==(const CreateReply&, const CreateReply&) = default;
+};
+
+struct OpenReply {
+    static constexpr MessageType kType = MessageType::open_reply;
+    Status status = Status::ok;
+    std::string message;
+    DataPath data_path;
+    PoolAttributes attributes; // as stored in the pool's headers; zero for NOHDRS
+
+    friend bool operator==(const OpenReply&, const OpenReply&) = default;
+};
+
+struct CloseReply {
+    static constexpr MessageType kType = MessageType::close_reply;
+    Status status = Status::ok;
+    std::string message;
+
+    friend bool operator==(const CloseReply&, const CloseReply&) = default;
+};
+
+struct SetAttrReply {
+    static constexpr MessageType kType = MessageType::set_attr_reply;
+    Status status = Status::ok;
+    std::string message;
+
+    friend bool operator==(const SetAttrReply&, const SetAttrReply&) = default;
+};
+
+struct RemoveReply {
+    static constexpr MessageType kType = MessageType::remove_reply;
+    Status status = Status::ok;
+    std::string message;
+
+    friend bool operator==(const RemoveReply&, const RemoveReply&) = default;
+};
+
+struct StatusReply {
+    static constexpr MessageType kType = MessageType::status_reply;
+    Status status = Status::ok;
+    std::string message;
+    std::string software;
+    std::uint16_t protocol_version = 0;
+    std::uint64_t uptime_seconds = 0;
+    std::uint32_t sessions = 0;         // open control channels
+    std::uint32_t pools_in_use = 0;     // all of them, even when the list below is cut short
+    std::vector<std::string> pool_sets; // at most kMaxStatusPools of the pools in use
+
+    friend bool operator==(const StatusReply&, const StatusReply&) = default;
+};
+
+struct Pong {
+    static constexpr MessageType kType = MessageType::pong;
+
+    friend bool operator==(const Pong&, const Pong&) = default;
+};
+
+// The answer to a frame the server could not take: bad framing, a version it does not speak,
+// an unknown type, a reply where a request belongs, a malformed body.
+struct ErrorReply {
+    static constexpr MessageType kType = MessageType::error_reply;
+    Status status = Status::bad_message;
+    std::string message;
+
+    friend bool operator==(const ErrorReply&, const ErrorReply&) = default;
+};
+
+using Reply = std::variant<HelloReply, CreateReply, OpenReply, CloseReply, SetAttrReply,
+                           RemoveReply, StatusReply, Pong, ErrorReply>;
+
+MessageType type_of(const Reply& reply) noexcept;
+
+// The status and message of any reply (Pong counts as ok).
+Status reply_status(const Reply& reply) noexcept;
+const std::string& reply_message(const Reply& reply) noexcept;
+
+// A failed reply of the type that answers `request` (ErrorReply for a Ping or an unknown
+// request), for servers turning an error into an answer.
+Reply failure_reply(MessageType request, Status status, std::string message);
+
+} // namespace rpmem::protocol

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+
+#include "base/pool_attributes.h"
+#include "protocol/message_type.h"
+#include "protocol/preferences.h"
+#include "protocol/version.h"
+
+namespace rpmem::protocol {
+
+// The messages a client sends, as plain values. Each names its wire type in kType; the codec
+// (codec.h) is the only place that knows their byte layout.
+
+// The first message on a channel: the protocol versions and capabilities the client supports.
+// Its layout, and that of HelloReply, never changes between versions, so that any two peers
+// can at least agree that they disagree.
+struct Hello {
+    static constexpr MessageType kType = MessageType::hello;
+    std::uint16_t min_version = kMinProtocolVersion;
+    std::uint16_t max_version = kProtocolVersion;
+    std::uint64_t capabilities = kCapabilities;
+    std::string software; // e.g. "librpmem 0.1.0"; informational
+
+    friend bool operator==(const Hello&, const Hello&) = default;
+};
+
+// Create the pool described by the pool set file `pool_set` (relative to the target's pool set
+// directory) and open it for this session.
+struct CreateRequest {
+    static constexpr MessageType kType = MessageType::create;
+    std::string pool_set;
+    std::uint64_t pool_size = 0; // the initiator's pool size
+    std::uint32_t lanes = 0;     // requested; the reply says how many are granted
+    ProviderPreference provider = ProviderPreference::any;
+    PersistMethod persist_method = PersistMethod::any;
+    PoolAttributes attributes; // all zero: the pool has no headers (OPTION NOHDRS)
+
+    friend bool operator==(const CreateRequest&, const CreateRequest&) = default;
+};
+
+// Open the existing pool described by `pool_set` for this session.
+struct OpenRequest {
+    static constexpr MessageType kType = MessageType::open;
+    std::string pool_set;
+    std::uint64_t pool_size = 0;
+    std::uint32_t lanes = 0;
+    ProviderPreference provider = ProviderPreference::any;
+    PersistMethod persist_method = PersistMethod::any;
+
+    friend bool operator==(const OpenRequest&, const OpenRequest&) = default;
+};
+
+// Close this session's pool; `remove` deletes it when it was created in this session
+// (PMDK's RPMEM_CLOSE_FLAGS_REMOVE).
+struct CloseRequest {
+    static constexpr MessageType kType = MessageType::close;
+    bool remove = false;
+
+    friend bool operator==(const CloseRequest&, const CloseRequest&) = default;
+};
+
+// Rewrite the pool attributes in the headers of this session's pool.
+struct SetAttrRequest {
+    static constexpr MessageType kType = MessageType::set_attr;
+    PoolAttributes attributes;
+
+    friend bool operator==(const SetAttrRequest&, const SetAttrRequest&) = default;
+};
+
+// Remove the pool described by `pool_set` without opening it (PMDK's `rpmemd --remove`).
+struct RemoveRequest {
+    static constexpr MessageType kType = MessageType::remove;
+    std::string pool_set;
+    bool force = false;           // RPMEM_REMOVE_FORCE: ignore errors on missing parts
+    bool remove_set_file = false; // RPMEM_REMOVE_POOL_SET: delete the pool set file too
+
+    friend bool operator==(const RemoveRequest&, const RemoveRequest&) = default;
+};
+
+// Ask the daemon how it is doing.
+struct StatusRequest {
+    static constexpr MessageType kType = MessageType::status;
+
+    friend bool operator==(const StatusRequest&, const StatusRequest&) = default;
+};
+
+// Heartbeat; answered with Pong at any time, also while another request is being served.
+struct Ping {
+    static constexpr MessageType kType = MessageType::ping;
+
+    friend bool operator==(const Ping&, const Ping&) = default;
+};
+
+using Request = std::variant<Hello, CreateRequest, OpenRequest, CloseRequest, SetAttrRequest,
+                             RemoveRequest, StatusRequest, Ping>;
+
+MessageType type_of(const Request& request) noexcept;
+
+} // namespace rpmem::protocol

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <cstdint>
+
+namespace rpmem::protocol {
+
+// The control protocol version this build speaks. A peer states the range it supports in its
+// Hello; the server picks the highest version both sides support or answers with
+// Status::protocol_mismatch. Only version 1 exists so far.
+inline constexpr std::uint16_t kProtocolVersion = 1;
+inline constexpr std::uint16_t kMinProtocolVersion = 1;
+
+// Optional features a peer announces in its Hello as a bit set; the server answers with the
+// bits both sides share. Unknown bits are ignored, which is what lets a newer peer add bits
+// without a version change.
+enum class Capability : std::uint64_t {
+    heartbeat = 1ULL << 0, // answers Ping with Pong at any time, even while a request runs
+    status = 1ULL << 1,    // understands StatusRequest
+};
+
+inline constexpr std::uint64_t kCapabilities = static_cast<std::uint64_t>(Capability::heartbeat) |
+                                               static_cast<std::uint64_t>(Capability::status);
+
+constexpr bool has_capability(std::uint64_t set, Capability capability) noexcept {
+    return (set & static_cast<std::uint64_t>(capability)) != 0;
+}
+
+} // namespace rpmem::protocol

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Hand-written bytes of whole frames: the wire format is what these arrays say, whatever the
+// codec happens to do. Each message is encoded and compared, and the bytes decoded and compared.
+#include <cstdint>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "protocol/codec.h"
+
+namespace protocol = rpmem::protocol;
+using Bytes = std::vector<std::uint8_t>;
+
+namespace {
+
+void append(Bytes& bytes, std::size_t count, std::uint8_t value) {
+    bytes.insert(bytes.end(), count, value);
+}
+
+template <typename Message>
+void check_request(const Message& message, std::uint32_t request_id, const Bytes& expected) {
+    auto encoded = protocol::encode(protocol::Request(message), request_id);
+    REQUIRE(encoded);
+    CHECK(*encoded == expected);
+
+    auto decoded = protocol::decode_request_frame(expected);
+    REQUIRE(decoded);
+    CHECK(decoded->request_id == request_id);
+    REQUIRE(std::holds_alternative<Message>(decoded->message));
+    CHECK(std::get<Message>(decoded->message) == message);
+}
+
+template <typename Message>
+void check_reply(const Message& message, std::uint32_t request_id, const Bytes& expected) {
+    auto encoded = protocol::encode(protocol::Reply(message), request_id);
+    REQUIRE(encoded);
+    CHECK(*encoded == expected);
+
+    auto decoded = protocol::decode_reply_frame(expected);
+    REQUIRE(decoded);
+    CHECK(decoded->request_id == request_id);
+    REQUIRE(std::holds_alternative<Message>(decoded->message));
+    CHECK(std::get<Message>(decoded->message) == message);
+}
+
+} // namespace
+
+TEST_CASE("golden: ping") {
+    Bytes expected{
+        0x52, 0x50, 0x4d, 0x43, // magic "RPMC"
+        0x01, 0x00,             // version 1
+        0x0f, 0x00,             // type 15 = ping
+        0x07, 0x00, 0x00, 0x00, // request id 7
+        0x00, 0x00, 0x00, 0x00, // no body
+    };
+    check_request(protocol::Ping{}, 7, expected);
+}
+
+TEST_CASE("golden: hello") {
+    protocol::Hello hello;
+    hello.min_version = 1;
+    hello.max_version = 1;
+    hello.capabilities = 3;
+    hello.software = "t";
+    Bytes expected{
+        0x52, 0x50, 0x4d, 0x43, 0x01, 0x00, 0x01, 0x00, // magic, version 1, type 1 = hello
+        0x01, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, // request id 1, body 15 bytes
+        0x01, 0x00,                                     // min_version
+        0x01, 0x00,                                     // max_version
+        0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // capabilities
+        0x01, 0x00, 0x74,                               // software "t"
+    };
+    check_request(hello, 1, expected);
+}
+
+TEST_CASE("golden: close with remove") {
+    Bytes expected{
+        0x52, 0x50, 0x4d, 0x43, 0x01, 0x00, 0x07, 0x00, // type 7 = close
+        0x04, 0x03, 0x02, 0x01, 0x04, 0x00, 0x00, 0x00, // request id 0x01020304, body 4 bytes
+        0x01, 0x00, 0x00, 0x00,                         // flags: remove
+    };
+    check_request(protocol::CloseRequest{.remove = true}, 0x01020304, expected);
+}
+
+TEST_CASE("golden: remove with force and pool set file") {
+    protocol::RemoveRequest remove;
+    remove.pool_set = "a/b.set";
+    remove.force = true;
+    remove.remove_set_file = true;
+    Bytes expected{
+        0x52, 0x50, 0x4d, 0x43, 0x01, 0x00, 0x0b, 0x00,      // type 11 = remove
+        0x02, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00,      // request id 2, body 13 bytes
+        0x07, 0x00, 'a',  '/',  'b',  '.',  's',  'e',  't', // pool_set
+        0x03, 0x00, 0x00, 0x00,                              // flags: force | pool set
+    };
+    check_request(remove, 2, expected);
+}
+
+TEST_CASE("golden: create with pool attributes") {
+    protocol::CreateRequest create;
+    create.pool_set = "p.set";
+    create.pool_size = 0x100000;
+    create.lanes = 4;
+    create.provider = protocol::ProviderPreference::tcp;
+    create.persist_method = protocol::PersistMethod::gpspm;
+    create.attributes.signature = {'P', 'M', 'E', 'M', 'O', 'B', 'J', '\0'};
+    create.attributes.major = 6;
+    create.attributes.compat_features = 1;
+    create.attributes.incompat_features = 2;
+    create.attributes.ro_compat_features = 3;
+    create.attributes.poolset_uuid.fill(0x11);
+    create.attributes.uuid.fill(0x22);
+    create.attributes.next_uuid.fill(0x33);
+    create.attributes.prev_uuid.fill(0x44);
+    create.attributes.user_flags.fill(0x55);
+
+    Bytes expected{
+        0x52, 0x50, 0x4d, 0x43, 0x01, 0x00, 0x03, 0x00, // type 3 = create
+        0x05, 0x00, 0x00, 0x00, 0x7d, 0x00, 0x00, 0x00, // request id 5, body 125 bytes
+        0x05, 0x00, 'p',  '.',  's',  'e',  't',        // pool_set
+        0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, // pool_size 1 MiB
+        0x04, 0x00, 0x00, 0x00,                         // lanes
+        0x03,                                           // provider tcp
+        0x01,                                           // persist method gpspm
+        'P',  'M',  'E',  'M',  'O',  'B',  'J',  0x00, // attributes.signature
+        0x06, 0x00, 0x00, 0x00,                         // major
+        0x01, 0x00, 0x00, 0x00,                         // compat
+        0x02, 0x00, 0x00, 0x00,                         // incompat
+        0x03, 0x00, 0x00, 0x00,                         // ro_compat
+    };
+    append(expected, 16, 0x11); // poolset_uuid
+    append(expected, 16, 0x22); // uuid
+    append(expected, 16, 0x33); // next_uuid
+    append(expected, 16, 0x44); // prev_uuid
+    append(expected, 16, 0x55); // user_flags
+    check_request(create, 5, expected);
+}
+
+TEST_CASE("golden: open reply with a data path") {
+    protocol::OpenReply reply;
+    reply.data_path.provider = "tcp";
+    reply.data_path.host = "10.0.0.2";
+    reply.data_path.port = 7637;
+    reply.data_path.remote_base = 0x00007f0000001000;
+    reply.data_path.remote_key = 0x1122334455667788;
+    reply.data_path.offset_addressing = false;
+    reply.data_path.lanes = 8;
+    reply.data_path.persist_method = protocol::PersistMethod::commit;
+    reply.data_path.inline_buffer_size = 4096;
+    reply.data_path.pool_size = 0x40000000;
+    for (std::size_t i = 0; i < reply.data_path.token.size(); ++i)
+        reply.data_path.token[i] = static_cast<std::uint8_t>(i);
+
+    Bytes expected{
+        0x52, 0x50, 0x4d, 0x43, 0x01, 0x00, 0x06, 0x00,           // type 6 = open_reply
+        0x09, 0x00, 0x00, 0x00, 0xbf, 0x00, 0x00, 0x00,           // request id 9, body 191 bytes
+        0x00, 0x00,                                               // status ok
+        0x00, 0x00,                                               // message ""
+        0x03, 0x00, 't',  'c',  'p',                              // provider
+        0x08, 0x00, '1',  '0',  '.',  '0',  '.',  '0',  '.', '2', // host
+        0xd5, 0x1d,                                               // port 7637
+        0x00, 0x10, 0x00, 0x00, 0x00, 0x7f, 0x00, 0x00,           // remote_base
+        0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,           // remote_key
+        0x00,                                                     // offset_addressing
+        0x08, 0x00, 0x00, 0x00,                                   // lanes
+        0x03,                                                     // persist method commit
+        0x00, 0x10, 0x00, 0x00,                                   // inline_buffer_size
+        0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00,           // pool_size 1 GiB
+    };
+    for (std::uint8_t i = 0; i < 32; ++i) // token
+        expected.push_back(i);
+    append(expected, 104, 0x00); // attributes: none
+    check_reply(reply, 9, expected);
+}
+
+TEST_CASE("golden: error reply") {
+    protocol::ErrorReply reply{protocol::Status::bad_message, "bad"};
+    Bytes expected{
+        0x52, 0x50, 0x4d, 0x43, 0x01, 0x00, 0x12, 0x00, // type 18 = error_reply
+        0x09, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, // request id 9, body 7 bytes
+        0x0f, 0x00,                                     // status 15 = bad_message
+        0x03, 0x00, 'b',  'a',  'd',                    // message
+    };
+    check_reply(reply, 9, expected);
+}
+
+TEST_CASE("golden: hello reply refusing a version") {
+    protocol::HelloReply reply;
+    reply.status = protocol::Status::protocol_mismatch;
+    reply.message = "v";
+    reply.version = 0;
+    reply.capabilities = 0;
+    reply.software = "d";
+    reply.session_id = 0x0102;
+    reply.heartbeat_timeout_ms = 5000;
+    reply.identity = "al";
+    Bytes expected{
+        0x52, 0x50, 0x4d, 0x43, 0x01, 0x00, 0x02, 0x00, // type 2 = hello_reply
+        0x00, 0x00, 0x00, 0x00, 0x22, 0x00, 0x00, 0x00, // request id 0, body 34 bytes
+        0x01, 0x00,                                     // status 1 = protocol_mismatch
+        0x01, 0x00, 'v',                                // message
+        0x00, 0x00,                                     // version
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // capabilities
+        0x01, 0x00, 'd',                                // software
+        0x02, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // session id
+        0x88, 0x13, 0x00, 0x00,                         // heartbeat timeout 5000 ms
+        0x02, 0x00, 'a',  'l',                          // identity
+    };
+    check_reply(reply, 0, expected);
+}
