@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "client/control.h"
+
+#include <algorithm>
+#include <cerrno>
+
+#include <fmt/format.h>
+
+#include "protocol/request.h"
+
+namespace rpmem::client {
+
+Result<std::unique_ptr<channel::Client>> connect_control(const Settings& settings,
+                                                         const Target& target) {
+    const std::string where = target.to_string();
+    if (settings.tls_ca.empty() || settings.tls_cert.empty() || settings.tls_key.empty())
+        return fail(EINVAL,
+                    fmt::format("connecting to {}: TLS credentials are not configured (set "
+                                "RPMEM_TLS_CA, RPMEM_TLS_CERT and RPMEM_TLS_KEY, or tls-ca, "
+                                "tls-cert and tls-key in ~/.config/rpmem/client.conf; rpmemctl "
+                                "init DIR makes them)",
+                                where));
+
+    channel::ClientConfig config;
+    config.host = target.host;
+    config.port = target.port.value_or(kDefaultPort);
+    config.tls = {settings.tls_ca, settings.tls_cert, settings.tls_key};
+    config.connect_timeout = settings.connect_timeout;
+    config.handshake_timeout = settings.connect_timeout;
+    config.request_timeout = std::max(settings.timeout, settings.connect_timeout);
+    config.software = "librpmem " RPMEM_VERSION;
+
+    auto client = channel::Client::connect(std::move(config));
+    if (!client)
+        return fail(std::move(client.error()));
+    const std::string& identity = (*client)->hello().identity;
+    if (!target.user.empty() && target.user != identity)
+        return fail(EACCES, fmt::format("connecting to {}: the target names user '{}' but this "
+                                        "client's certificate identity is '{}'",
+                                        where, target.user, identity));
+    return std::move(*client);
+}
+
+Result<void> remove(const Settings& settings, const Target& target, std::string_view pool_set,
+                    const RemoveOptions& options) {
+    auto control = connect_control(settings, target);
+    if (!control)
+        return fail(std::move(control.error()));
+    protocol::RemoveRequest request{.pool_set = std::string(pool_set),
+                                    .force = options.force,
+                                    .remove_set_file = options.remove_set_file};
+    auto reply = channel::expect<protocol::RemoveReply>(
+        (*control)->call(request),
+        fmt::format("removing pool set {} on {}", pool_set, target.to_string()));
+    (*control)->close();
+    if (!reply)
+        return fail(std::move(reply.error()));
+    return {};
+}
+
+Result<protocol::StatusReply> status(const Settings& settings, const Target& target) {
+    auto control = connect_control(settings, target);
+    if (!control)
+        return fail(std::move(control.error()));
+    auto reply = channel::expect<protocol::StatusReply>(
+        (*control)->call(protocol::StatusRequest{}),
+        fmt::format("asking {} for its status", target.to_string()));
+    (*control)->close();
+    return reply;
+}
+
+} // namespace rpmem::client

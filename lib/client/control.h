@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "base/error.h"
+#include "base/target.h"
+#include "channel/client.h"
+#include "client/settings.h"
+#include "protocol/reply.h"
+
+namespace rpmem::client {
+
+inline constexpr std::uint16_t kDefaultPort = 7636;
+
+// Opens the TLS control channel to rpmemd at `target` with the settings' credentials and
+// timeouts. When the target names a user (`user@host`), it must be the identity the daemon saw
+// in our certificate, else EACCES. Errors name the target and the step.
+Result<std::unique_ptr<channel::Client>> connect_control(const Settings& settings,
+                                                         const Target& target);
+
+// rpmem_remove()'s request: remove the pool described by `pool_set` on `target`.
+struct RemoveOptions {
+    bool force = false;           // ignore errors while removing parts
+    bool remove_set_file = false; // also remove the pool set file
+};
+Result<void> remove(const Settings& settings, const Target& target, std::string_view pool_set,
+                    const RemoveOptions& options);
+
+// The daemon's status (version, sessions, pools in use).
+Result<protocol::StatusReply> status(const Settings& settings, const Target& target);
+
+} // namespace rpmem::client

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "persist/method_choice.h"
+#include "poolset/pool_mapping.h"
+#include "protocol/preferences.h"
+#include "protocol/reply.h"
+
+namespace rpmem::daemon {
+
+// What a session asks of the data plane once its pool is mapped.
+struct DataPlaneRequest {
+    // The client's wish and the operator's allow list (empty: any provider found).
+    protocol::ProviderPreference provider = protocol::ProviderPreference::any;
+    std::vector<std::string> allowed_providers;
+    // Local address the fabric listener binds: the config's fabric-address, else the address
+    // the TLS session arrived on.
+    std::string bind_host;
+    // The session's pool; outlives the data plane. Registered whole for remote access.
+    poolset::PoolMapping* pool = nullptr;
+    // Bytes at the start of the pool that inline persists may not write (4096 with headers).
+    std::size_t protected_prefix = 0;
+    unsigned lanes = 1; // lanes to grant at most (already capped by the config)
+    protocol::SessionToken token{};
+    std::string session_name; // for log lines, e.g. "session 7"
+};
+
+// What the client needs to reach the data plane, and what the method choice needs to know.
+struct DataPlaneInfo {
+    std::string provider;
+    std::string host; // fabric address of the listener, as the client should dial it
+    std::uint16_t port = 0;
+    std::uint64_t remote_base = 0;
+    std::uint64_t remote_key = 0;
+    bool offset_addressing = false;
+    unsigned lanes = 0; // granted
+    std::uint32_t inline_buffer_size = 0;
+    persist::ProviderTraits traits;
+};
+
+// The fabric half of one session on the target: a listener that admits only connections
+// carrying the session's token, one endpoint per lane, the pool registered for remote access,
+// and the responders that serve the lanes' persist messages (copy with 8-byte stores, flush,
+// reply) and keep the provider progressing. Owned by the session; stop() (or destruction)
+// fences it: afterwards no connection of this session can read or write the pool.
+class DataPlane {
+public:
+    virtual ~DataPlane() = default;
+    virtual const DataPlaneInfo& info() const noexcept = 0;
+    // Idempotent; returns once every lane is disconnected and no responder touches the pool.
+    virtual void stop() noexcept = 0;
+};
+
+// Starts the data plane of a session (the real one is FabricTarget; tests may pass another).
+using DataPlaneFactory = std::function<Result<std::unique_ptr<DataPlane>>(const DataPlaneRequest&)>;
+
+} // namespace rpmem::daemon
