@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include <rdma/fi_cm.h>
+#include <rdma/fi_endpoint.h>
+
+#include "base/error.h"
+#include "fabric/deadline.h"
+#include "fabric/event_queue.h"
+#include "fabric/fabric.h"
+#include "fabric/fid_ptr.h"
+
+namespace rpmem::fabric {
+
+// Owner of a listening passive endpoint (fi_passive_ep + fi_listen) bound to the address of a
+// listener ProviderRequest; port 0 picks a free port, read back with port(). Connection
+// requests arrive on its EventQueue with the connector's private data; the owner inspects it
+// and either opens an Endpoint from the request's info and accepts, or rejects here (the
+// connector then fails with ECONNREFUSED). Every request taken must be answered one way or
+// the other. The Fabric and the EventQueue must outlive it. Movable; one thread at a time.
+class PassiveEndpoint {
+public:
+    static Result<PassiveEndpoint> listen(const Fabric& fabric, const fi_info& info,
+                                          EventQueue& events);
+
+    // The next connection request, waiting until `deadline` (ETIMEDOUT).
+    Result<ConnectionRequest> wait_request(Deadline deadline);
+    Result<void> reject(const ConnectionRequest& request,
+                        std::span<const std::byte> private_data = {});
+
+    const std::string& address() const noexcept { return address_; } // "127.0.0.1:41234"
+    std::uint16_t port() const noexcept { return port_; }
+    fid_pep* get() const noexcept { return pep_.get(); }
+
+private:
+    PassiveEndpoint(EventQueue& events, FidPtr<fid_pep> pep, std::string address,
+                    std::uint16_t port)
+        : events_(&events)
+        , pep_(std::move(pep))
+        , address_(std::move(address))
+        , port_(port) {}
+
+    EventQueue* events_;
+    FidPtr<fid_pep> pep_;
+    std::string address_;
+    std::uint16_t port_;
+};
+
+} // namespace rpmem::fabric
