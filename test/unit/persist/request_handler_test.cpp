@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <cerrno>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "persist/request_handler.h"
+
+using namespace rpmem::persist;
+
+namespace {
+
+// A pool in ordinary memory that records which ranges it was asked to make durable, and can
+// be told to fail them (as msync does on a failing disk).
+class MemoryPool final : public TargetPool {
+public:
+    explicit MemoryPool(std::size_t size)
+        : bytes_(size) {}
+
+    std::span<std::byte> bytes() const noexcept override {
+        return {const_cast<std::byte*>(bytes_.data()), bytes_.size()};
+    }
+    rpmem::Result<void> persist(std::uint64_t offset, std::uint64_t length) const override {
+        return record(offset, length, false);
+    }
+    rpmem::Result<void> deep_persist(std::uint64_t offset, std::uint64_t length) const override {
+        return record(offset, length, true);
+    }
+
+    struct Flush {
+        std::uint64_t offset;
+        std::uint64_t length;
+        bool deep;
+        bool operator==(const Flush&) const = default;
+    };
+    mutable std::vector<Flush> flushes;
+    int fail_with = 0;
+
+private:
+    rpmem::Result<void> record(std::uint64_t offset, std::uint64_t length, bool deep) const {
+        flushes.push_back({offset, length, deep});
+        if (fail_with != 0)
+            return rpmem::fail(rpmem::Error::from_errno(fail_with, "msync"));
+        return {};
+    }
+    std::vector<std::byte> bytes_;
+};
+
+std::vector<std::byte> message(const Request& request, std::vector<std::byte> data = {}) {
+    std::vector<std::byte> out(kHeaderSize);
+    encode(request, out);
+    out.insert(out.end(), data.begin(), data.end());
+    return out;
+}
+
+std::vector<std::byte> pattern(std::size_t length, int seed) {
+    std::vector<std::byte> out(length);
+    for (std::size_t i = 0; i < length; ++i)
+        out[i] = static_cast<std::byte>(i * 13 + seed);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("an inline persist lands in the pool, is flushed, and is acknowledged when asked") {
+    MemoryPool pool(64 * 1024);
+    RequestHandler handler(pool, 4096, 4096);
+    auto data = pattern(100, 3);
+
+    auto outcome = handler.handle(message({.operation = Operation::persist_inline,
+                                           .flags = kAckRequested,
+                                           .sequence = 42,
+                                           .offset = 5000,
+                                           .length = 100},
+                                          data));
+    REQUIRE(outcome.reply);
+    CHECK(outcome.reply->sequence == 42);
+    CHECK(outcome.reply->status == 0);
+    CHECK_FALSE(outcome.close_lane);
+    CHECK(std::memcmp(pool.bytes().data() + 5000, data.data(), data.size()) == 0);
+    CHECK(pool.flushes == std::vector<MemoryPool::Flush>{{5000, 100, false}});
+
+    auto quiet = handler.handle(message(
+        {.operation = Operation::deep_persist_inline, .sequence = 43, .offset = 8192, .length = 8},
+        pattern(8, 1)));
+    CHECK_FALSE(quiet.reply);
+    CHECK(pool.flushes.back() == MemoryPool::Flush{8192, 8, true});
+}
+
+TEST_CASE("flush, deep flush and barrier do what they say") {
+    MemoryPool pool(64 * 1024);
+    RequestHandler handler(pool, 4096, 0);
+    CHECK_FALSE(
+        handler.handle(message({.operation = Operation::flush, .offset = 0, .length = 10})).reply);
+    CHECK_FALSE(
+        handler.handle(message({.operation = Operation::deep_flush, .offset = 16, .length = 32}))
+            .reply);
+    auto barrier = handler.handle(
+        message({.operation = Operation::barrier, .flags = kAckRequested, .sequence = 7}));
+    REQUIRE(barrier.reply);
+    CHECK(barrier.reply->sequence == 7);
+    CHECK(pool.flushes == std::vector<MemoryPool::Flush>{{0, 10, false}, {16, 32, true}});
+}
+
+TEST_CASE("a failed flush is answered with its errno, even unasked") {
+    MemoryPool pool(64 * 1024);
+    pool.fail_with = EIO;
+    RequestHandler handler(pool, 4096, 0);
+    auto outcome =
+        handler.handle(message({.operation = Operation::flush, .sequence = 9, .length = 4096}));
+    REQUIRE(outcome.reply);
+    CHECK(outcome.reply->sequence == 9);
+    CHECK(outcome.reply->status == EIO);
+    CHECK_FALSE(outcome.close_lane);
+}
+
+TEST_CASE("a malformed or out-of-range message leaves the pool untouched and closes the lane") {
+    MemoryPool pool(16 * 1024);
+    RequestHandler handler(pool, 4096, 4096);
+    auto untouched = pattern(0, 0);
+
+    SECTION("into the header") {
+        auto outcome = handler.handle(message(
+            {.operation = Operation::persist_inline, .sequence = 5, .offset = 0, .length = 8},
+            pattern(8, 9)));
+        REQUIRE(outcome.reply);
+        CHECK(outcome.reply->sequence == 5);
+        CHECK(outcome.reply->status == EINVAL);
+        CHECK(outcome.close_lane);
+    }
+    SECTION("past the end") {
+        auto outcome = handler.handle(
+            message({.operation = Operation::persist_inline, .offset = 16 * 1024 - 4, .length = 8},
+                    pattern(8, 9)));
+        REQUIRE(outcome.reply);
+        CHECK(outcome.reply->status == EINVAL);
+        CHECK(outcome.close_lane);
+    }
+    SECTION("more inline data than the lane's buffer") {
+        auto outcome = handler.handle(
+            message({.operation = Operation::persist_inline, .offset = 4096, .length = 4104},
+                    pattern(4104, 9)));
+        REQUIRE(outcome.reply);
+        CHECK(outcome.reply->status == EPROTO);
+        CHECK(outcome.close_lane);
+    }
+    SECTION("a truncated header") {
+        auto outcome = handler.handle(std::vector<std::byte>(5));
+        REQUIRE(outcome.reply);
+        CHECK(outcome.reply->status == EPROTO);
+        CHECK(outcome.close_lane);
+    }
+    for (std::byte b : pool.bytes())
+        REQUIRE(b == std::byte{0});
+    CHECK(pool.flushes.empty());
+}
