@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <memory>
+
+#include "base/error.h"
+#include "rpmemd/data_plane.h"
+
+namespace rpmem::daemon {
+
+// Starts the real data plane of a session over libfabric (FabricTarget, in fabric_target.cpp):
+// chooses the provider (the client's preference within the operator's allow list; otherwise
+// verbs, then tcp, then sockets), listens on the bind host at a free port, registers the pool
+// for remote reads and writes, and runs one responder thread that admits lane connections
+// carrying the session's token, serves their persist messages and keeps the provider
+// progressing (the tcp provider moves RMA data only while the target polls its completion
+// queue). Errors: EMEDIUMTYPE when no allowed provider is present, the fabric's errors
+// otherwise, each naming the step.
+Result<std::unique_ptr<DataPlane>> start_fabric_target(const DataPlaneRequest& request);
+
+} // namespace rpmem::daemon
