@@ -112,6 +112,9 @@ public:
     Result<std::size_t> wait(std::span<Completion> out, Deadline deadline);
     Result<Completion> wait_for(void* context, Deadline deadline);
 
+    // How wait(), wait_for() and a post waiting for room wait from now on.
+    void set_wait_policy(const WaitPolicy& policy) noexcept { waiter_.set_policy(policy); }
+
     const ConnectionState& state() const noexcept { return *state_; }
     const std::string& peer() const noexcept { return peer_; }
     const Capabilities& capabilities() const noexcept { return capabilities_; }

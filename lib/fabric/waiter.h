@@ -48,6 +48,7 @@ public:
                           const ConnectionState* watched, Deadline deadline);
 
     const WaitPolicy& policy() const noexcept { return policy_; }
+    void set_policy(const WaitPolicy& policy) noexcept { policy_ = policy; }
 
 private:
     // One block of at most policy_.slice: returns completions read by fi_cq_sread, or 0.

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <ostream>
+#include <span>
+#include <string_view>
+
+namespace rpmem::bench {
+
+// Exit statuses shared by every rpmem-bench subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1; // the benchmark could not run or its data check failed
+inline constexpr int kExitUsage = 2;   // the command line itself is wrong
+
+// One rpmem-bench subcommand: its name, a one-line summary for the top-level help, and the
+// function that runs it with the arguments after its name. Results go to `out` (or the file
+// the subcommand's --output names), diagnostics to `err`; it returns an exit status.
+struct Command {
+    std::string_view name;
+    std::string_view summary;
+    int (*run)(std::span<const std::string_view> args, std::ostream& out, std::ostream& err);
+};
+
+// `rpmem-bench raw ...` (raw_command.cpp): the fabric round trips the persistence methods are
+// made of, without the replication layers.
+int run_raw_command(std::span<const std::string_view> args, std::ostream& out, std::ostream& err);
+
+} // namespace rpmem::bench

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// rpmem-bench: performance measurements. A dispatcher over subcommands, each in its own file:
+// `raw` (the fabric limit) now; later issues add `persist` and `pmemobj`.
+#include <array>
+#include <iostream>
+#include <string_view>
+#include <vector>
+
+#include "command.h"
+
+namespace {
+
+using rpmem::bench::Command;
+
+constexpr std::array kCommands{
+    Command{"raw", "fabric round trips on loopback: write+read, write+send+reply, commit, batch",
+            &rpmem::bench::run_raw_command},
+};
+
+void print_usage(std::ostream& out) {
+    out << "usage: rpmem-bench COMMAND [ARGS...]\n\ncommands:\n";
+    for (const Command& command : kCommands)
+        out << "  " << command.name << "\t" << command.summary << "\n";
+    out << "\nrpmem-bench COMMAND --help shows the arguments of a command.\n";
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string_view> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        print_usage(std::cerr);
+        return rpmem::bench::kExitUsage;
+    }
+    if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+        print_usage(std::cout);
+        return rpmem::bench::kExitOk;
+    }
+    for (const Command& command : kCommands) {
+        if (args[0] == command.name)
+            return command.run(std::span(args).subspan(1), std::cout, std::cerr);
+    }
+    std::cerr << "rpmem-bench: unknown command '" << args[0] << "'\n\n";
+    print_usage(std::cerr);
+    return rpmem::bench::kExitUsage;
+}

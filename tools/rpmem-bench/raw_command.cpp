@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// `rpmem-bench raw`: the fabric round trips the persistence methods are made of, measured on
+// loopback with the target in a thread of this process (pinned to another core when there is
+// one): write + 8-byte read (APM), write + send + reply (GPSPM), write with commit-complete,
+// and 16 writes + one read; for each size and lane count, p50/p99 latency and MB/s.
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <latch>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "command.h"
+#include "cpu_affinity.h"
+#include "fabric/deadline.h"
+#include "fabric/waiter.h"
+#include "latency_summary.h"
+#include "raw_client.h"
+#include "raw_target.h"
+#include "result_report.h"
+#include "value_parsers.h"
+
+namespace rpmem::bench {
+
+namespace {
+
+using fabric::Clock;
+using fabric::WaitPolicy;
+
+enum class WaitMode {
+    automatic, // spin while every thread has a core of its own, adaptive otherwise
+    spin,
+    adaptive,
+};
+
+struct RawOptions {
+    std::string provider = "tcp";
+    std::string address = "127.0.0.1";
+    std::vector<RawOperation> operations{RawOperation::apm, RawOperation::gpspm,
+                                         RawOperation::commit, RawOperation::batch};
+    std::vector<std::size_t> sizes{8, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576};
+    std::vector<std::size_t> lanes{1, 2};
+    std::size_t iterations = 10000;
+    std::optional<std::size_t> warmup;
+    double duration = 2.0; // seconds per cell at most
+    WaitMode wait = WaitMode::automatic;
+    std::size_t spin_us = 20;
+    bool csv = false;
+    std::string output;
+};
+
+constexpr std::string_view kUsage =
+    R"(usage: rpmem-bench raw [OPTIONS]
+
+Measures the fabric round trips the persistence methods are made of, on loopback, with the
+target in a thread of this process. One row per operation, lane count and size.
+
+  --provider NAME      tcp (default), sockets, verbs, or any FI_EP_MSG + RMA provider
+  --address ADDR       address to listen on and connect to (default 127.0.0.1)
+  --ops LIST           apm,gpspm,commit,batch (default: all)
+                         apm     write + 8-byte read, wait for the read
+                         gpspm   write + 32-byte send, wait for the 16-byte reply
+                         commit  write with FI_COMMIT_COMPLETE (where the provider honours it)
+                         batch   16 writes + one 8-byte read (MB/s counts all 16)
+  --sizes LIST         write sizes, K/M suffixes (default 8,64,256,1K,4K,16K,64K,256K,1M)
+  --lanes LIST         endpoints driven in parallel, one thread each (default 1,2)
+  --iterations N       measured iterations per lane and cell, at most (default 10000)
+  --warmup N           unmeasured iterations first (default iterations/10, at most 1000)
+  --duration SECONDS   stop a cell's measurement after this long (default 2)
+  --wait MODE          auto (default): busy-poll when every thread has a core, else
+                       adaptive; spin; adaptive
+  --spin-us N          spin budget of adaptive waiting, microseconds (default 20)
+  --format FORMAT      json (default) or csv
+  --output FILE        write the results there instead of standard output
+)";
+
+// "--key value" or "--key=value".
+class ArgumentCursor {
+public:
+    explicit ArgumentCursor(std::span<const std::string_view> args)
+        : args_(args) {}
+    bool done() const { return index_ >= args_.size(); }
+    std::string_view key() {
+        std::string_view arg = args_[index_++];
+        const std::size_t equals = arg.find('=');
+        if (arg.starts_with("--") && equals != std::string_view::npos) {
+            pending_ = arg.substr(equals + 1);
+            return arg.substr(0, equals);
+        }
+        pending_.reset();
+        return arg;
+    }
+    std::optional<std::string_view> value() {
+        if (pending_)
+            return std::exchange(pending_, std::nullopt);
+        if (index_ >= args_.size())
+            return std::nullopt;
+        return args_[index_++];
+    }
+
+private:
+    std::span<const std::string_view> args_;
+    std::size_t index_ = 0;
+    std::optional<std::string_view> pending_;
+};
+
+// nullopt (after a message on `err`) when the command line is wrong; sets `help`.
+std::optional<RawOptions> parse_options(std::span<const std::string_view> args, std::ostream& err,
+                                        bool& help) {
+    RawOptions options;
+    ArgumentCursor cursor(args);
+    while (!cursor.done()) {
+        const std::string_view key = cursor.key();
+        if (key == "--help" || key == "-h") {
+            help = true;
+            return options;
+        }
+        const std::optional<std::string_view> value = cursor.value();
+        if (!value) {
+            fmt::print(err, "rpmem-bench raw: {} needs a value\n", key);
+            return std::nullopt;
+        }
+        bool ok = true;
+        if (key == "--provider") {
+            options.provider = std::string(*value);
+        } else if (key == "--address") {
+            options.address = std::string(*value);
+        } else if (key == "--ops") {
+            options.operations.clear();
+            for (const std::string_view name : split_list(*value)) {
+                const auto operation = parse_operation(name);
+                ok = ok && operation.has_value();
+                if (operation)
+                    options.operations.push_back(*operation);
+            }
+            ok = ok && !options.operations.empty();
+        } else if (key == "--sizes") {
+            const auto sizes = parse_size_list(*value);
+            ok = sizes.has_value();
+            if (sizes)
+                options.sizes = *sizes;
+        } else if (key == "--lanes") {
+            const auto lanes = parse_count_list(*value);
+            ok = lanes.has_value();
+            if (lanes)
+                options.lanes = *lanes;
+        } else if (key == "--iterations") {
+            const auto counts = parse_count_list(*value);
+            ok = counts.has_value() && counts->size() == 1;
+            if (ok)
+                options.iterations = counts->front();
+        } else if (key == "--warmup" || key == "--spin-us") {
+            // Zero is meaningful here: no warmup, or block at once.
+            const auto number = parse_size(*value);
+            ok = number.has_value() && *value == std::to_string(*number);
+            if (ok && key == "--warmup")
+                options.warmup = *number;
+            else if (ok)
+                options.spin_us = *number;
+        } else if (key == "--duration") {
+            const auto seconds = parse_seconds(*value);
+            ok = seconds.has_value();
+            if (seconds)
+                options.duration = *seconds;
+        } else if (key == "--wait") {
+            if (*value == "auto")
+                options.wait = WaitMode::automatic;
+            else if (*value == "spin")
+                options.wait = WaitMode::spin;
+            else if (*value == "adaptive")
+                options.wait = WaitMode::adaptive;
+            else
+                ok = false;
+        } else if (key == "--format") {
+            ok = *value == "json" || *value == "csv";
+            options.csv = *value == "csv";
+        } else if (key == "--output") {
+            options.output = std::string(*value);
+        } else {
+            fmt::print(err, "rpmem-bench raw: unknown option {}\n", key);
+            return std::nullopt;
+        }
+        if (!ok) {
+            fmt::print(err, "rpmem-bench raw: bad value for {}: '{}'\n", key, *value);
+            return std::nullopt;
+        }
+    }
+    return options;
+}
+
+// The measurement of one cell, per lane thread.
+struct LaneRun {
+    std::vector<std::uint64_t> samples_ns;
+    Clock::time_point start;
+    Clock::time_point end;
+    std::optional<Error> failure;
+};
+
+struct Cell {
+    RawOperation operation;
+    std::size_t size;
+    std::size_t lanes;
+};
+
+class RawBenchmark {
+public:
+    RawBenchmark(const RawOptions& options, std::vector<int> cpus)
+        : options_(options)
+        , cpus_(std::move(cpus)) {}
+
+    Result<Report> run(std::ostream& err);
+
+private:
+    Result<ResultRow> measure(const Cell& cell);
+    void drive_lane(const Cell& cell, std::size_t lane, std::latch& ready, LaneRun& run);
+    // Client lanes take every CPU but the target's when there are several.
+    int client_cpu(std::size_t lane) const {
+        if (cpus_.size() < 2)
+            return -1;
+        return cpus_[lane % (cpus_.size() - 1)];
+    }
+
+    const RawOptions& options_;
+    std::vector<int> cpus_;
+    std::unique_ptr<RawTarget> target_;
+    std::unique_ptr<RawClient> client_;
+};
+
+Result<Report> RawBenchmark::run(std::ostream& err) {
+    const std::size_t max_size = *std::max_element(options_.sizes.begin(), options_.sizes.end());
+    const std::size_t max_lanes = *std::max_element(options_.lanes.begin(), options_.lanes.end());
+    const std::size_t region_size = std::max<std::size_t>(kBatchWrites * max_size, 4096);
+
+    RawTargetConfig config;
+    config.provider = options_.provider;
+    config.address = options_.address;
+    config.region_size = region_size;
+    config.max_lanes = max_lanes;
+    config.cpu = cpus_.size() >= 2 ? cpus_.back() : -1;
+    auto target = RawTarget::start(config);
+    if (!target)
+        return fail(std::move(target.error()));
+    target_ = std::move(*target);
+    auto client = RawClient::connect(options_.provider, options_.address, target_->service(),
+                                     max_lanes, region_size, target_->region());
+    if (!client)
+        return fail(std::move(client.error()));
+    client_ = std::move(*client);
+
+    const fabric::Capabilities& caps = client_->capabilities();
+    Report report;
+    report.benchmark = "raw";
+    report.context = {
+        {"provider", caps.provider},
+        {"capabilities", caps.describe()},
+        {"cpus", std::to_string(cpus_.size())},
+        {"pinned", cpus_.size() >= 2 ? "target on the last CPU, lanes on the others" : "no"},
+        {"target", "thread, shared CQ, no flush"},
+    };
+    for (const RawOperation operation : options_.operations) {
+        if (operation == RawOperation::commit && !caps.commit_complete) {
+            fmt::print(err,
+                       "rpmem-bench raw: {} does not honour FI_COMMIT_COMPLETE: commit "
+                       "skipped\n",
+                       caps.provider);
+            continue;
+        }
+        for (const std::size_t lanes : options_.lanes) {
+            for (const std::size_t size : options_.sizes) {
+                if (size > caps.max_msg_size)
+                    continue;
+                auto row = measure(Cell{operation, size, lanes});
+                if (!row)
+                    return fail(std::move(row.error()));
+                report.rows.push_back(std::move(*row));
+            }
+        }
+    }
+    return report;
+}
+
+void RawBenchmark::drive_lane(const Cell& cell, std::size_t lane, std::latch& ready, LaneRun& run) {
+    if (const int cpu = client_cpu(lane); cpu >= 0)
+        pin_current_thread(cpu);
+    const std::size_t warmup =
+        options_.warmup.value_or(std::min<std::size_t>(options_.iterations / 10, 1000));
+    run.samples_ns.reserve(options_.iterations);
+    ready.arrive_and_wait();
+    for (std::size_t i = 0; i < warmup; ++i) {
+        if (auto done = client_->run_once(cell.operation, lane, cell.size); !done) {
+            run.failure = std::move(done.error());
+            return;
+        }
+    }
+    const auto limit = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(options_.duration));
+    run.start = Clock::now();
+    Clock::time_point before = run.start;
+    for (std::size_t i = 0; i < options_.iterations; ++i) {
+        if (auto done = client_->run_once(cell.operation, lane, cell.size); !done) {
+            run.failure = std::move(done.error());
+            return;
+        }
+        const Clock::time_point after = Clock::now();
+        run.samples_ns.push_back(static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(after - before).count()));
+        before = after;
+        if (after - run.start >= limit)
+            break;
+    }
+    run.end = before;
+}
+
+Result<ResultRow> RawBenchmark::measure(const Cell& cell) {
+    const bool spin = options_.wait == WaitMode::spin ||
+                      (options_.wait == WaitMode::automatic && cell.lanes + 1 <= cpus_.size());
+    const auto budget = std::chrono::microseconds(options_.spin_us);
+    target_->set_spin(spin ? std::chrono::nanoseconds(-1) : budget);
+    client_->set_wait_policy(
+        WaitPolicy{spin ? WaitPolicy::kSpinForever : budget, std::chrono::milliseconds(20)});
+
+    std::vector<LaneRun> runs(cell.lanes);
+    std::latch ready(static_cast<std::ptrdiff_t>(cell.lanes));
+    std::vector<std::thread> threads;
+    for (std::size_t lane = 0; lane < cell.lanes; ++lane)
+        threads.emplace_back([&, lane] { drive_lane(cell, lane, ready, runs[lane]); });
+    for (std::thread& thread : threads)
+        thread.join();
+
+    const std::string what = fmt::format("{} of {} bytes on {} lane(s)", to_string(cell.operation),
+                                         cell.size, cell.lanes);
+    std::vector<std::uint64_t> samples;
+    Clock::time_point start = Clock::time_point::max();
+    Clock::time_point end = Clock::time_point::min();
+    for (LaneRun& run : runs) {
+        if (run.failure)
+            return fail(std::move(run.failure->add_context(what)));
+        samples.insert(samples.end(), run.samples_ns.begin(), run.samples_ns.end());
+        start = std::min(start, run.start);
+        end = std::max(end, run.end);
+    }
+    if (auto failure = target_->failure())
+        return fail(std::move(failure->add_context(what + ": target")));
+    // Every iteration wrote the same source bytes to the same place: they must be there.
+    const std::size_t written = payload_bytes(cell.operation, cell.size);
+    if (std::memcmp(target_->memory(), client_->source(), written) != 0)
+        return fail(EIO, what + ": the target's memory does not hold the bytes written",
+                    ErrorSource::system, 0);
+
+    ResultRow row;
+    row.operation = std::string(to_string(cell.operation));
+    row.size = cell.size;
+    row.lanes = cell.lanes;
+    row.wait = spin ? std::string("spin") : fmt::format("adaptive:{}us", options_.spin_us);
+    row.seconds = std::chrono::duration<double>(end - start).count();
+    row.latency = LatencySummary::of(samples);
+    if (row.seconds > 0) {
+        row.ops_per_s = static_cast<double>(row.latency.count) / row.seconds;
+        row.mb_per_s = row.ops_per_s * static_cast<double>(written) / 1e6;
+    }
+    return row;
+}
+
+} // namespace
+
+int run_raw_command(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
+    bool help = false;
+    const std::optional<RawOptions> options = parse_options(args, err, help);
+    if (!options) {
+        err << "\n" << kUsage;
+        return kExitUsage;
+    }
+    if (help) {
+        out << kUsage;
+        return kExitOk;
+    }
+    RawBenchmark benchmark(*options, usable_cpus());
+    auto report = benchmark.run(err);
+    if (!report) {
+        fmt::print(err, "rpmem-bench raw: {}\n", report.error().message());
+        return kExitFailure;
+    }
+    std::ofstream file;
+    if (!options->output.empty()) {
+        file.open(options->output);
+        if (!file) {
+            fmt::print(err, "rpmem-bench raw: cannot write {}: {}\n", options->output,
+                       std::strerror(errno));
+            return kExitFailure;
+        }
+    }
+    std::ostream& destination = options->output.empty() ? out : file;
+    if (options->csv)
+        report->write_csv(destination);
+    else
+        report->write_json(destination);
+    return destination ? kExitOk : kExitFailure;
+}
+
+} // namespace rpmem::bench

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "raw_target.h"
+
+#include <array>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "cpu_affinity.h"
+
+namespace rpmem::bench {
+
+using namespace rpmem::fabric;
+
+namespace {
+
+constexpr std::size_t kPage = 4096;
+constexpr std::size_t kLaneDepth = 16;
+constexpr std::size_t kMessageSlot = 64; // request and reply buffers, cache-line apart
+
+} // namespace
+
+void FreeDeleter::operator()(std::byte* data) const noexcept {
+    std::free(data);
+}
+
+AlignedMemory allocate_aligned(std::size_t size) {
+    const std::size_t rounded = (size + kPage - 1) / kPage * kPage;
+    AlignedMemory memory(static_cast<std::byte*>(std::aligned_alloc(kPage, rounded)));
+    if (memory)
+        std::memset(memory.get(), 0, rounded);
+    return memory;
+}
+
+RawTarget::RawTarget(RawTargetConfig config, Provider provider, Fabric fabric, Domain domain)
+    : config_(std::move(config))
+    , provider_(std::move(provider))
+    , fabric_(std::move(fabric))
+    , domain_(std::move(domain)) {}
+
+Result<std::unique_ptr<RawTarget>> RawTarget::start(const RawTargetConfig& config) {
+    auto provider = select_provider({config.provider, Role::listener, config.address, "0"});
+    if (!provider)
+        return fail(std::move(provider.error()));
+    auto fabric = Fabric::open(*provider->info);
+    if (!fabric)
+        return fail(std::move(fabric.error()));
+    auto domain = Domain::open(*fabric, *provider->info);
+    if (!domain)
+        return fail(std::move(domain.error()));
+    std::unique_ptr<RawTarget> target(
+        new RawTarget(config, std::move(*provider), std::move(*fabric), std::move(*domain)));
+    if (auto opened = target->open_resources(); !opened)
+        return fail(std::move(opened.error().add_context("starting the benchmark target")));
+    target->thread_ = std::thread([raw = target.get()] { raw->run(); });
+    return target;
+}
+
+Result<void> RawTarget::open_resources() {
+    auto events = EventQueue::open(fabric_);
+    if (!events)
+        return fail(std::move(events.error()));
+    events_ = std::move(*events);
+    auto completions = CompletionQueue::open(domain_, config_.max_lanes * 2 * kLaneDepth);
+    if (!completions)
+        return fail(std::move(completions.error()));
+    completions_ = std::move(*completions);
+
+    memory_ = allocate_aligned(config_.region_size);
+    messages_ = allocate_aligned(config_.max_lanes * 2 * kMessageSlot);
+    if (!memory_ || !messages_)
+        return fail(ENOMEM, "allocating the target's memory", ErrorSource::system, ENOMEM);
+    auto region = MemoryRegion::register_memory(domain_, memory_.get(), config_.region_size,
+                                                access::kRemoteRead | access::kRemoteWrite);
+    if (!region)
+        return fail(std::move(region.error()));
+    region_.emplace(std::move(*region));
+    auto message_region = MemoryRegion::register_memory(
+        domain_, messages_.get(), config_.max_lanes * 2 * kMessageSlot,
+        access::kSendSource | access::kReceiveTarget);
+    if (!message_region)
+        return fail(std::move(message_region.error()));
+    message_region_.emplace(std::move(*message_region));
+
+    auto listener = PassiveEndpoint::listen(fabric_, *provider_.info, *events_);
+    if (!listener)
+        return fail(std::move(listener.error()));
+    listener_.emplace(std::move(*listener));
+    return {};
+}
+
+RawTarget::~RawTarget() {
+    stop_ = true;
+    if (thread_.joinable())
+        thread_.join();
+    lanes_.clear(); // endpoints before the queues and regions they use
+}
+
+std::optional<Error> RawTarget::failure() const {
+    const std::lock_guard lock(failure_mutex_);
+    return failure_;
+}
+
+void RawTarget::record(const Error& error) {
+    const std::lock_guard lock(failure_mutex_);
+    if (!failure_)
+        failure_ = error;
+}
+
+void RawTarget::accept_requests() {
+    while (auto request = events_->take_request()) {
+        if (lanes_.size() >= config_.max_lanes) {
+            (void)listener_->reject(*request);
+            continue;
+        }
+        EndpointOptions options;
+        options.tx_depth = kLaneDepth;
+        options.rx_depth = kLaneDepth;
+        options.peer = request->peer;
+        auto endpoint =
+            Endpoint::create_shared(domain_, *request->info, *events_, *completions_, options);
+        if (!endpoint) {
+            record(endpoint.error());
+            continue;
+        }
+        auto lane = std::make_unique<Lane>(Lane{std::move(*endpoint), lanes_.size()});
+        const std::size_t offset = lane->index * 2 * kMessageSlot;
+        auto posted =
+            lane->endpoint.post_receive(*message_region_, offset, kRequestSize, lane.get());
+        if (posted)
+            posted = lane->endpoint.accept();
+        if (!posted) {
+            record(posted.error());
+            continue;
+        }
+        lanes_.push_back(std::move(lane));
+    }
+}
+
+void RawTarget::answer(Lane& lane) {
+    const std::size_t offset = lane.index * 2 * kMessageSlot;
+    // Repost first: the next request may follow the reply at once.
+    if (auto posted = lane.endpoint.post_receive(*message_region_, offset, kRequestSize, &lane);
+        !posted) {
+        record(posted.error());
+        return;
+    }
+    for (int attempt = 0;; ++attempt) {
+        auto sent = lane.endpoint.send(*message_region_, offset + kMessageSlot, kReplySize,
+                                       Signal::yes, &lane.reply_tag);
+        if (sent)
+            return;
+        // A lane's first request can beat its FI_CONNECTED here; anything else is a failure.
+        if (sent.error().errno_value() != ENOTCONN || attempt > 1000) {
+            record(sent.error());
+            return;
+        }
+        (void)events_->pump(std::chrono::milliseconds(1));
+    }
+}
+
+void RawTarget::run() {
+    if (config_.cpu >= 0)
+        pin_current_thread(config_.cpu);
+    Waiter waiter(fabric_.get());
+    std::array<Completion, 16> completions;
+    while (!stop_.load(std::memory_order_relaxed)) {
+        accept_requests();
+        const std::int64_t spin = spin_ns_.load(std::memory_order_relaxed);
+        waiter.set_policy(
+            WaitPolicy{spin < 0 ? WaitPolicy::kSpinForever : std::chrono::nanoseconds(spin),
+                       std::chrono::milliseconds(20)});
+        // A short deadline: the loop comes round to look at requests and the stop flag.
+        auto read = waiter.wait(*completions_, completions, events_.get(), nullptr,
+                                deadline_after(std::chrono::milliseconds(20)));
+        if (!read) {
+            const CompletionError& failure = read.error();
+            if (failure.context == nullptr && failure.error.errno_value() != ETIMEDOUT)
+                record(failure.error);
+            continue; // a lane's failure (its client went away) is not the target's
+        }
+        for (std::size_t i = 0; i < *read; ++i) {
+            if ((completions[i].flags & FI_RECV) != 0)
+                answer(*static_cast<Lane*>(completions[i].context));
+        }
+    }
+}
+
+} // namespace rpmem::bench

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "latency_summary.h"
+
+namespace rpmem::bench {
+
+// One measured cell: an operation at one size on some lanes.
+struct ResultRow {
+    std::string operation; // "apm", "gpspm", "commit", "batch"
+    std::size_t size = 0;  // bytes per write (a batch moves 16 of them)
+    std::size_t lanes = 0;
+    std::string wait; // "spin" or "adaptive:<us>us"
+    LatencySummary latency;
+    double seconds = 0; // wall time of the measured part
+    double mb_per_s = 0;
+    double ops_per_s = 0;
+};
+
+// A whole run: what was measured where, then the rows. Written as one JSON document or as
+// CSV (a header line, then one line per row; the context goes into leading '#' lines).
+struct Report {
+    std::string benchmark;
+    // Free-form context, e.g. {"provider", "tcp"}, {"cpus", "2"}.
+    std::vector<std::pair<std::string, std::string>> context;
+    std::vector<ResultRow> rows;
+
+    void write_json(std::ostream& out) const;
+    void write_csv(std::ostream& out) const;
+};
+
+} // namespace rpmem::bench
