@@ -490,13 +490,15 @@ void ServerSession::close(Error reason) {
 
     // on_close runs on the handler strand, after any request still being handled there.
     asio::post(handler_strand_, [self = shared_from_this(), why = *close_reason_] {
-        if (self->handler_) {
-            self->handler_->on_close(why);
-            self->handler_.reset();
-        }
+        // The place is freed first, so that whoever learns of the close through on_close may
+        // connect again at once.
         if (self->counted_) {
             self->context_.active_sessions.fetch_sub(1);
             self->counted_ = false;
+        }
+        if (self->handler_) {
+            self->handler_->on_close(why);
+            self->handler_.reset();
         }
         self->context_.on_finished(self->id_);
     });
