@@ -75,14 +75,14 @@ Capabilities Capabilities::from_info(const fi_info& info) {
 
 std::string Capabilities::describe() const {
     return fmt::format(
-        "{} (fabric {}, domain {}): {}{}{}{}{}mr[{}{}{}{}] max_msg {} inject {} tx {} rx {} "
+        "{} (fabric {}, domain {}): {}{}{}{}{}{}mr[{}{}{}{}] max_msg {} inject {} tx {} rx {} "
         "endpoints {} cqs {}",
         provider, fabric, domain, software ? "software " : "hardware ", rma_pmem ? "rma_pmem " : "",
         commit_complete ? "commit_complete " : "", read_after_write ? "raw " : "",
-        send_after_write ? "saw " : "", mr_local ? "local " : "",
-        mr_virt_addr ? "virt_addr " : "offset ", mr_prov_key ? "prov_key " : "user_key ",
-        mr_allocated ? "allocated" : "", max_msg_size, inject_size, tx_depth, rx_depth,
-        max_endpoints, max_cqs);
+        send_after_write ? "saw " : "", manual_progress ? "manual_progress " : "auto_progress ",
+        mr_local ? "local " : "", mr_virt_addr ? "virt_addr " : "offset ",
+        mr_prov_key ? "prov_key " : "user_key ", mr_allocated ? "allocated" : "", max_msg_size,
+        inject_size, tx_depth, rx_depth, max_endpoints, max_cqs);
 }
 
 } // namespace rpmem::fabric

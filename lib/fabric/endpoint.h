@@ -120,6 +120,8 @@ public:
     const Capabilities& capabilities() const noexcept { return capabilities_; }
     std::size_t tx_depth() const noexcept { return window_.depth(); }
     std::size_t rx_depth() const noexcept { return rx_depth_; }
+    // Bytes of private data connect() and accept() can carry (FI_OPT_CM_DATA_SIZE).
+    std::size_t max_private_data() const noexcept { return max_private_data_; }
     const TxWindow& tx_window() const noexcept { return window_; }
     CompletionQueue& completion_queue() const noexcept { return *cq_; }
     fid_ep* get() const noexcept { return ep_.get(); }

@@ -105,8 +105,7 @@ Result<int> EventQueue::read_one(int block_ms) {
     }
     default:
         logger().debug("event queue: ignored event {}", event);
-        if (entry->info != nullptr && event != FI_CONNREQ)
-            fi_freeinfo(entry->info);
+        fi_freeinfo(entry->info); // null for every event but FI_CONNREQ
         break;
     }
     return 1;

@@ -33,6 +33,12 @@ TEST_CASE("an RMA write lands at the target and reads back the same", "[fabric][
     LoopbackClient client(provider, target.service());
     Endpoint lane = client.connect_lane(bytes_of("token"));
 
+    // Without FI_MR_VIRT_ADDR the target hands out offsets (base 0), with it its address.
+    const Capabilities& caps = lane.capabilities();
+    CHECK(target.region().address ==
+          (caps.mr_virt_addr ? reinterpret_cast<std::uint64_t>(target.memory()) : 0));
+    CHECK(lane.max_private_data() >= caps.max_private_data);
+
     const std::size_t length = GENERATE(std::size_t{8}, std::size_t{4096}, std::size_t{65536});
     const std::size_t remote_offset = 4096 + 24;
     fill(client.buffer(), length, 3);
