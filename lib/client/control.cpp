@@ -10,8 +10,9 @@
 
 namespace rpmem::client {
 
-Result<std::unique_ptr<channel::Client>> connect_control(const Settings& settings,
-                                                         const Target& target) {
+Result<std::unique_ptr<channel::Client>>
+connect_control(const Settings& settings, const Target& target,
+                std::function<void(const Error&)> on_failure) {
     const std::string where = target.to_string();
     if (settings.tls_ca.empty() || settings.tls_cert.empty() || settings.tls_key.empty())
         return fail(EINVAL,
@@ -29,6 +30,7 @@ Result<std::unique_ptr<channel::Client>> connect_control(const Settings& setting
     config.handshake_timeout = settings.connect_timeout;
     config.request_timeout = std::max(settings.timeout, settings.connect_timeout);
     config.software = "librpmem " RPMEM_VERSION;
+    config.on_failure = std::move(on_failure);
 
     auto client = channel::Client::connect(std::move(config));
     if (!client)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string_view>
 
@@ -17,8 +18,10 @@ inline constexpr std::uint16_t kDefaultPort = 7636;
 // Opens the TLS control channel to rpmemd at `target` with the settings' credentials and
 // timeouts. When the target names a user (`user@host`), it must be the identity the daemon saw
 // in our certificate, else EACCES. Errors name the target and the step.
-Result<std::unique_ptr<channel::Client>> connect_control(const Settings& settings,
-                                                         const Target& target);
+// `on_failure` (optional) runs on the channel's thread when the channel fails later.
+Result<std::unique_ptr<channel::Client>>
+connect_control(const Settings& settings, const Target& target,
+                std::function<void(const Error&)> on_failure = {});
 
 // rpmem_remove()'s request: remove the pool described by `pool_set` on `target`.
 struct RemoveOptions {

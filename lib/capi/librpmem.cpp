@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// librpmem.so.1: PMDK's C API as a thin skin over rpmem::client. Every exported function is
+// noexcept in effect: one catch-all turns any exception into EIO (or ENOMEM) and a message.
+// Argument rules and errno values follow PMDK's librpmem 1.12 (see librpmem.h).
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#pragma GCC visibility push(default)
+#include "capi/librpmem.h"
+#pragma GCC visibility pop
+
+#include "capi/last_error.h"
+#include "client/replica.h"
+#include "client/settings.h"
+
+// The C handle: the replica and nothing else (sticky errors live in the replica).
+struct rpmem_pool {
+    std::unique_ptr<rpmem::client::Replica> replica;
+};
+
+namespace {
+
+using rpmem::Result;
+using rpmem::capi::report;
+
+// The client settings, read from the environment on the first create/open/remove, not at load
+// time. The one other global the C ABI needs.
+Result<rpmem::client::Settings> settings_once() {
+    static std::once_flag once;
+    static std::optional<Result<rpmem::client::Settings>> settings;
+    std::call_once(once, [] {
+        settings.emplace(rpmem::client::load_settings(rpmem::client::process_environment()));
+    });
+    return *settings;
+}
+
+// Runs `body`, turning exceptions into a report and `failed`.
+template <typename T, typename Body>
+T guarded(T failed, Body&& body) {
+    try {
+        return body();
+    } catch (const std::bad_alloc&) {
+        report(ENOMEM, "out of memory");
+    } catch (const std::exception& exception) {
+        report(EIO, fmt::format("internal error: {}", exception.what()));
+    } catch (...) {
+        report(EIO, "internal error");
+    }
+    return failed;
+}
+
+int status_of(const Result<void>& result) {
+    if (result)
+        return 0;
+    report(result.error());
+    return -1;
+}
+
+rpmem::PoolAttributes to_attributes(const rpmem_pool_attr& attr) {
+    rpmem::PoolAttributes attributes;
+    std::memcpy(attributes.signature.data(), attr.signature, sizeof attr.signature);
+    attributes.major = attr.major;
+    attributes.compat_features = attr.compat_features;
+    attributes.incompat_features = attr.incompat_features;
+    attributes.ro_compat_features = attr.ro_compat_features;
+    std::memcpy(attributes.poolset_uuid.data(), attr.poolset_uuid, sizeof attr.poolset_uuid);
+    std::memcpy(attributes.uuid.data(), attr.uuid, sizeof attr.uuid);
+    std::memcpy(attributes.next_uuid.data(), attr.next_uuid, sizeof attr.next_uuid);
+    std::memcpy(attributes.prev_uuid.data(), attr.prev_uuid, sizeof attr.prev_uuid);
+    std::memcpy(attributes.user_flags.data(), attr.user_flags, sizeof attr.user_flags);
+    return attributes;
+}
+
+rpmem_pool_attr to_c(const rpmem::PoolAttributes& attributes) {
+    rpmem_pool_attr attr{};
+    std::memcpy(attr.signature, attributes.signature.data(), sizeof attr.signature);
+    attr.major = attributes.major;
+    attr.compat_features = attributes.compat_features;
+    attr.incompat_features = attributes.incompat_features;
+    attr.ro_compat_features = attributes.ro_compat_features;
+    std::memcpy(attr.poolset_uuid, attributes.poolset_uuid.data(), sizeof attr.poolset_uuid);
+    std::memcpy(attr.uuid, attributes.uuid.data(), sizeof attr.uuid);
+    std::memcpy(attr.next_uuid, attributes.next_uuid.data(), sizeof attr.next_uuid);
+    std::memcpy(attr.prev_uuid, attributes.prev_uuid.data(), sizeof attr.prev_uuid);
+    std::memcpy(attr.user_flags, attributes.user_flags.data(), sizeof attr.user_flags);
+    return attr;
+}
+
+// The checks PMDK made before contacting anything; returns the parsed target.
+std::optional<rpmem::Target> check_open_arguments(const char* step, const char* target,
+                                                  const char* pool_set_name, void* pool_addr,
+                                                  size_t pool_size, const unsigned* nlanes) {
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    std::string problem;
+    if (target == nullptr)
+        problem = "target is NULL";
+    else if (pool_set_name == nullptr || *pool_set_name == '\0')
+        problem = "pool set name is NULL or empty";
+    else if (pool_addr == nullptr || reinterpret_cast<std::uintptr_t>(pool_addr) % page != 0)
+        problem = "pool address is NULL or not page aligned";
+    else if (pool_size == 0 || pool_size % page != 0)
+        problem = "pool size is zero or not a multiple of the page size";
+    else if (nlanes == nullptr || *nlanes == 0)
+        problem = "number of lanes is NULL or zero";
+    if (!problem.empty()) {
+        report(EINVAL, fmt::format("{}: {}", step, problem));
+        return std::nullopt;
+    }
+    auto parsed = rpmem::parse_target(target);
+    if (!parsed) {
+        report(EINVAL, fmt::format("{}: target '{}': {}", step, target, parsed.error().message()));
+        return std::nullopt;
+    }
+    return *parsed;
+}
+
+bool check_pool(const char* step, const RPMEMpool* rpp) {
+    if (rpp != nullptr && rpp->replica)
+        return true;
+    report(EINVAL, fmt::format("{}: pool handle is NULL", step));
+    return false;
+}
+
+} // namespace
+
+extern "C" {
+
+RPMEMpool* rpmem_create(const char* target, const char* pool_set_name, void* pool_addr,
+                        size_t pool_size, unsigned* nlanes,
+                        const struct rpmem_pool_attr* create_attr) {
+    return guarded<RPMEMpool*>(nullptr, [&]() -> RPMEMpool* {
+        auto parsed = check_open_arguments("rpmem_create", target, pool_set_name, pool_addr,
+                                           pool_size, nlanes);
+        if (!parsed)
+            return nullptr;
+        auto settings = settings_once();
+        if (!settings) {
+            report(settings.error());
+            return nullptr;
+        }
+        std::optional<rpmem::PoolAttributes> attributes;
+        if (create_attr != nullptr)
+            attributes = to_attributes(*create_attr);
+        auto replica = rpmem::client::Replica::create(
+            *settings, *parsed, pool_set_name, {static_cast<std::byte*>(pool_addr), pool_size},
+            *nlanes, attributes ? &*attributes : nullptr);
+        if (!replica) {
+            report(replica.error());
+            return nullptr;
+        }
+        return new rpmem_pool{std::move(*replica)};
+    });
+}
+
+RPMEMpool* rpmem_open(const char* target, const char* pool_set_name, void* pool_addr,
+                      size_t pool_size, unsigned* nlanes, struct rpmem_pool_attr* open_attr) {
+    return guarded<RPMEMpool*>(nullptr, [&]() -> RPMEMpool* {
+        auto parsed =
+            check_open_arguments("rpmem_open", target, pool_set_name, pool_addr, pool_size, nlanes);
+        if (!parsed)
+            return nullptr;
+        auto settings = settings_once();
+        if (!settings) {
+            report(settings.error());
+            return nullptr;
+        }
+        rpmem::PoolAttributes attributes;
+        auto replica = rpmem::client::Replica::open(*settings, *parsed, pool_set_name,
+                                                    {static_cast<std::byte*>(pool_addr), pool_size},
+                                                    *nlanes, &attributes);
+        if (!replica) {
+            report(replica.error());
+            return nullptr;
+        }
+        if (open_attr != nullptr)
+            *open_attr = to_c(attributes);
+        return new rpmem_pool{std::move(*replica)};
+    });
+}
+
+int rpmem_set_attr(RPMEMpool* rpp, const struct rpmem_pool_attr* attr) {
+    return guarded(-1, [&] {
+        if (!check_pool("rpmem_set_attr", rpp))
+            return -1;
+        rpmem::PoolAttributes attributes;
+        if (attr != nullptr)
+            attributes = to_attributes(*attr);
+        return status_of(rpp->replica->set_attributes(attributes));
+    });
+}
+
+int rpmem_close(RPMEMpool* rpp) {
+    return guarded(-1, [&] {
+        if (!check_pool("rpmem_close", rpp))
+            return -1;
+        // The handle is freed whatever close() reports.
+        std::unique_ptr<rpmem_pool> owned(rpp);
+        return status_of(owned->replica->close());
+    });
+}
+
+int rpmem_flush(RPMEMpool* rpp, size_t offset, size_t length, unsigned lane, unsigned flags) {
+    return guarded(-1, [&] {
+        if (!check_pool("rpmem_flush", rpp))
+            return -1;
+        if ((flags & ~RPMEM_FLUSH_RELAXED) != 0) {
+            report(EINVAL, fmt::format("rpmem_flush: unknown flags {:#x}", flags));
+            return -1;
+        }
+        auto mode = (flags & RPMEM_FLUSH_RELAXED) != 0 ? rpmem::client::PersistMode::relaxed
+                                                       : rpmem::client::PersistMode::strict;
+        return status_of(rpp->replica->flush(offset, length, lane, mode));
+    });
+}
+
+int rpmem_drain(RPMEMpool* rpp, unsigned lane, unsigned flags) {
+    return guarded(-1, [&] {
+        if (!check_pool("rpmem_drain", rpp))
+            return -1;
+        if (flags != 0) {
+            report(EINVAL, fmt::format("rpmem_drain: flags must be 0, got {:#x}", flags));
+            return -1;
+        }
+        return status_of(rpp->replica->drain(lane));
+    });
+}
+
+int rpmem_persist(RPMEMpool* rpp, size_t offset, size_t length, unsigned lane, unsigned flags) {
+    return guarded(-1, [&] {
+        if (!check_pool("rpmem_persist", rpp))
+            return -1;
+        if ((flags & ~RPMEM_PERSIST_RELAXED) != 0) {
+            report(EINVAL, fmt::format("rpmem_persist: unknown flags {:#x}", flags));
+            return -1;
+        }
+        auto mode = (flags & RPMEM_PERSIST_RELAXED) != 0 ? rpmem::client::PersistMode::relaxed
+                                                         : rpmem::client::PersistMode::strict;
+        return status_of(rpp->replica->persist(offset, length, lane, mode));
+    });
+}
+
+int rpmem_deep_persist(RPMEMpool* rpp, size_t offset, size_t length, unsigned lane) {
+    return guarded(-1, [&] {
+        if (!check_pool("rpmem_deep_persist", rpp))
+            return -1;
+        return status_of(rpp->replica->deep_persist(offset, length, lane));
+    });
+}
+
+int rpmem_read(RPMEMpool* rpp, void* buff, size_t offset, size_t length, unsigned lane) {
+    return guarded(-1, [&] {
+        if (!check_pool("rpmem_read", rpp))
+            return -1;
+        if (buff == nullptr && length != 0) {
+            report(EINVAL, "rpmem_read: buffer is NULL");
+            return -1;
+        }
+        return status_of(rpp->replica->read({static_cast<std::byte*>(buff), length}, offset, lane));
+    });
+}
+
+int rpmem_remove(const char* target, const char* pool_set_name, int flags) {
+    return guarded(-1, [&] {
+        if ((flags & ~(RPMEM_REMOVE_FORCE | RPMEM_REMOVE_POOL_SET)) != 0) {
+            report(EINVAL, fmt::format("rpmem_remove: unknown flags {:#x}", flags));
+            return -1;
+        }
+        if (target == nullptr || pool_set_name == nullptr || *pool_set_name == '\0') {
+            report(EINVAL, "rpmem_remove: target or pool set name is NULL or empty");
+            return -1;
+        }
+        auto parsed = rpmem::parse_target(target);
+        if (!parsed) {
+            report(EINVAL,
+                   fmt::format("rpmem_remove: target '{}': {}", target, parsed.error().message()));
+            return -1;
+        }
+        auto settings = settings_once();
+        if (!settings) {
+            report(settings.error());
+            return -1;
+        }
+        rpmem::client::RemoveOptions options{
+            .force = (flags & RPMEM_REMOVE_FORCE) != 0,
+            .remove_set_file = (flags & RPMEM_REMOVE_POOL_SET) != 0,
+        };
+        return status_of(rpmem::client::remove(*settings, *parsed, pool_set_name, options));
+    });
+}
+
+const char* rpmem_check_version(unsigned major_required, unsigned minor_required) {
+    if (major_required != RPMEM_MAJOR_VERSION) {
+        report(EINVAL, fmt::format("librpmem major version mismatch (need {}, found {})",
+                                   major_required, RPMEM_MAJOR_VERSION));
+        return rpmem::capi::last_message();
+    }
+    if (minor_required > RPMEM_MINOR_VERSION) {
+        report(EINVAL, fmt::format("librpmem minor version mismatch (need {}, found {})",
+                                   minor_required, RPMEM_MINOR_VERSION));
+        return rpmem::capi::last_message();
+    }
+    return nullptr;
+}
+
+const char* rpmem_errormsg(void) {
+    return rpmem::capi::last_message();
+}
+
+} // extern "C"

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "persist/initiator_lane.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace rpmem::persist {
+
+namespace {
+
+constexpr std::size_t kCacheLine = 64;
+constexpr std::chrono::milliseconds kSlice{50}; // how often a wait looks at the abort flag
+
+std::size_t round_up(std::size_t size, std::size_t unit) noexcept {
+    return (size + unit - 1) / unit * unit;
+}
+
+// Sequence numbers wrap: `a` is at or after `b` when a - b is a small forward step.
+bool at_or_after(std::uint32_t a, std::uint32_t b) noexcept {
+    return static_cast<std::int32_t>(a - b) >= 0;
+}
+
+} // namespace
+
+std::size_t InitiatorLane::buffer_size(std::size_t inline_size, std::size_t bounce_size) noexcept {
+    return round_up(kLaneCredits * message_slot_size(inline_size), kCacheLine) +
+           kLaneCredits * kCacheLine + kCacheLine + round_up(bounce_size, kCacheLine);
+}
+
+InitiatorLane::InitiatorLane(unsigned index, fabric::Endpoint endpoint,
+                             const fabric::MemoryRegion& pool, const fabric::RemoteRegion& remote,
+                             const fabric::MemoryRegion& buffers, std::size_t buffer_offset,
+                             const InitiatorConfig& config)
+    : index_(index)
+    , endpoint_(std::move(endpoint))
+    , pool_(pool)
+    , remote_(remote)
+    , buffers_(buffers)
+    , buffer_offset_(buffer_offset)
+    , config_(config)
+    , slot_size_(message_slot_size(config.inline_size)) {
+    const std::size_t sends = round_up(kLaneCredits * slot_size_, kCacheLine);
+    apm_offset_ = buffer_offset_ + sends + kLaneCredits * kCacheLine;
+    bounce_offset_ = apm_offset_ + kCacheLine;
+    for (unsigned i = 0; i < kLaneCredits; ++i) {
+        send_tags_[i] = {Tag::Kind::send, i};
+        reply_tags_[i] = {Tag::Kind::reply, i};
+    }
+}
+
+std::size_t InitiatorLane::send_slot_offset(unsigned slot) const noexcept {
+    return buffer_offset_ + slot * slot_size_;
+}
+
+std::size_t InitiatorLane::reply_slot_offset(unsigned slot) const noexcept {
+    return buffer_offset_ + round_up(kLaneCredits * slot_size_, kCacheLine) + slot * kCacheLine;
+}
+
+Error InitiatorLane::lane_error(Error error, std::string_view step) const {
+    return std::move(error).add_context(
+        fmt::format("{}: lane {}: {}", config_.target, index_, step));
+}
+
+Result<void> InitiatorLane::start() {
+    for (unsigned i = 0; i < kLaneCredits; ++i) {
+        auto posted =
+            endpoint_.post_receive(buffers_, reply_slot_offset(i), kReplySize, &reply_tags_[i]);
+        if (!posted)
+            return fail(lane_error(std::move(posted.error()), "posting reply buffers"));
+    }
+    return {};
+}
+
+Result<void> InitiatorLane::on_completion(const fabric::Completion& completion) {
+    const auto* tag = static_cast<const Tag*>(completion.context);
+    if (tag == nullptr)
+        return {};
+    switch (tag->kind) {
+    case Tag::Kind::send:
+        send_busy_[tag->index] = false;
+        return {};
+    case Tag::Kind::commit:
+        --commits_in_flight_;
+        return {};
+    case Tag::Kind::read:
+        reads_in_flight_ = false;
+        return {};
+    case Tag::Kind::reply:
+        break;
+    }
+
+    const std::size_t offset = reply_slot_offset(tag->index);
+    auto reply = decode_reply({buffers_.data() + offset, std::min(completion.length, kReplySize)});
+    if (!reply)
+        return fail(std::move(reply.error()));
+    // Repost before anything else can go wrong, so the credit accounting stays exact.
+    if (auto posted = endpoint_.post_receive(buffers_, offset, kReplySize, const_cast<Tag*>(tag));
+        !posted)
+        return fail(std::move(posted.error()));
+    if (reply->status != 0) {
+        int error = static_cast<int>(reply->status);
+        return fail(Error(
+            error,
+            fmt::format("the target failed message {}: {}", reply->sequence, std::strerror(error)),
+            ErrorSource::remote, error));
+    }
+    if (at_or_after(reply->sequence, acknowledged_))
+        acknowledged_ = reply->sequence;
+    return {};
+}
+
+template <typename Done>
+Result<void> InitiatorLane::wait_until(Done&& done, const char* step) {
+    const fabric::Deadline deadline = fabric::deadline_after(config_.timeout);
+    std::array<fabric::Completion, 16> completions;
+    while (!done()) {
+        if (config_.abort != nullptr && config_.abort->load(std::memory_order_acquire))
+            return fail(
+                lane_error(Error(ECONNRESET, "the control channel to the target failed"), step));
+        const fabric::Deadline slice = std::min(deadline, fabric::deadline_after(kSlice));
+        auto read = endpoint_.wait(completions, slice);
+        if (!read) {
+            if (read.error().errno_value() == ETIMEDOUT && fabric::Clock::now() < deadline)
+                continue;
+            if (read.error().errno_value() == ETIMEDOUT)
+                return fail(lane_error(Error(ETIMEDOUT, fmt::format("no answer within {} ms",
+                                                                    config_.timeout.count())),
+                                       step));
+            return fail(lane_error(std::move(read.error()), step));
+        }
+        for (std::size_t i = 0; i < *read; ++i) {
+            if (auto handled = on_completion(completions[i]); !handled)
+                return fail(lane_error(std::move(handled.error()), step));
+        }
+    }
+    return {};
+}
+
+Result<void> InitiatorLane::send_one(Operation operation, std::size_t offset, std::size_t length,
+                                     bool acknowledge) {
+    // A free slot of ours, and a free receive buffer at the target (credits).
+    const unsigned slot = next_send_slot_;
+    if (auto room = wait_until(
+            [&] {
+                return !send_busy_[slot] &&
+                       static_cast<std::uint32_t>(sent_ - acknowledged_) < kLaneCredits;
+            },
+            "waiting for a message buffer");
+        !room)
+        return room;
+
+    // Every kLaneCredits / 2 messages one asks for an acknowledgement, so that the credits
+    // come back while the rest of a long range is still being sent.
+    ++since_ack_request_;
+    if (since_ack_request_ >= kLaneCredits / 2)
+        acknowledge = true;
+
+    Request request{.operation = operation,
+                    .flags = acknowledge ? kAckRequested : std::uint8_t{0},
+                    .sequence = sent_ + 1,
+                    .offset = offset,
+                    .length = 0};
+    const std::size_t at = send_slot_offset(slot);
+    std::byte* message = buffers_.data() + at;
+    if (request.carries_data()) {
+        request.length = length;
+        std::memcpy(message + kHeaderSize, pool_.data() + offset, length);
+    } else {
+        request.length = length;
+    }
+    encode(request, {message, kHeaderSize});
+    const std::size_t size = kHeaderSize + (request.carries_data() ? length : 0);
+
+    auto sent = endpoint_.send(buffers_, at, size, fabric::Signal::yes, &send_tags_[slot]);
+    if (!sent)
+        return fail(lane_error(std::move(sent.error()), "sending a persist message"));
+    send_busy_[slot] = true;
+    next_send_slot_ = (slot + 1) % kLaneCredits;
+    sent_ = request.sequence;
+    if (acknowledge) {
+        ack_requested_ = sent_;
+        since_ack_request_ = 0;
+    }
+    return {};
+}
+
+Result<void> InitiatorLane::send_messages(Operation operation, std::size_t offset,
+                                          std::size_t length, bool acknowledge_last) {
+    std::size_t done = 0;
+    do {
+        const std::size_t chunk = std::min(config_.inline_size, length - done);
+        const bool last = done + chunk == length;
+        if (auto sent = send_one(operation, offset + done, chunk, last && acknowledge_last); !sent)
+            return sent;
+        done += chunk;
+    } while (done < length);
+    return {};
+}
+
+Result<void> InitiatorLane::wait_acknowledged() {
+    if (acknowledged_ == sent_)
+        return {};
+    if (ack_requested_ != sent_) {
+        if (auto barrier = send_one(Operation::barrier, 0, 0, true); !barrier)
+            return barrier;
+    }
+    const std::uint32_t last = sent_;
+    return wait_until([&] { return at_or_after(acknowledged_, last); },
+                      "waiting for the target's acknowledgement");
+}
+
+Result<void> InitiatorLane::write_range(std::size_t offset, std::size_t length, bool commit) {
+    std::size_t done = 0;
+    while (done < length) {
+        const std::size_t chunk =
+            static_cast<std::size_t>(std::min<std::uint64_t>(config_.max_write, length - done));
+        auto written = commit
+                           ? endpoint_.write_commit(pool_, offset + done, chunk, remote_,
+                                                    offset + done, &commit_tag_)
+                           : endpoint_.write(pool_, offset + done, chunk, remote_, offset + done);
+        if (!written)
+            return fail(lane_error(std::move(written.error()), "writing to the target"));
+        if (commit)
+            ++commits_in_flight_;
+        done += chunk;
+    }
+    if (!commit && length > 0)
+        unread_writes_ = true;
+    return {};
+}
+
+Result<void> InitiatorLane::read_remote(std::size_t buffer_offset, std::size_t length,
+                                        std::uint64_t remote_offset) {
+    auto posted =
+        endpoint_.read(buffers_, buffer_offset, length, remote_, remote_offset, &read_tag_);
+    if (!posted)
+        return fail(lane_error(std::move(posted.error()), "reading from the target"));
+    reads_in_flight_ = true;
+    return wait_until([&] { return !reads_in_flight_; }, "waiting for a read");
+}
+
+Result<void> InitiatorLane::persist(std::size_t offset, std::size_t length, bool relaxed) {
+    if (auto flushed = flush(offset, length, relaxed); !flushed)
+        return flushed;
+    return drain();
+}
+
+Result<void> InitiatorLane::deep_persist(std::size_t offset, std::size_t length) {
+    if (auto sent = send_messages(Operation::deep_persist_inline, offset, length, true); !sent)
+        return sent;
+    return drain();
+}
+
+Result<void> InitiatorLane::flush(std::size_t offset, std::size_t length, bool relaxed) {
+    if (length == 0)
+        return {};
+    if (!relaxed)
+        return send_messages(Operation::persist_inline, offset, length, true);
+    switch (config_.method) {
+    case Method::commit:
+        return write_range(offset, length, true);
+    case Method::apm:
+        return write_range(offset, length, false);
+    case Method::gpspm:
+        if (auto written = write_range(offset, length, false); !written)
+            return written;
+        unread_writes_ = false; // the flush message, ordered after the writes, covers them
+        return send_one(Operation::flush, offset, length, true);
+    }
+    return {};
+}
+
+Result<void> InitiatorLane::drain() {
+    if (auto acknowledged = wait_acknowledged(); !acknowledged)
+        return acknowledged;
+    if (commits_in_flight_ > 0) {
+        if (auto committed =
+                wait_until([&] { return commits_in_flight_ == 0; }, "waiting for committed writes");
+            !committed)
+            return committed;
+    }
+    if (unread_writes_ && config_.method == Method::apm) {
+        // Read after write on the same connection: the writes before it have reached the
+        // target's persistence domain once the read completes.
+        if (auto read = read_remote(apm_offset_, 8, 0); !read)
+            return read;
+        unread_writes_ = false;
+    }
+    return {};
+}
+
+Result<void> InitiatorLane::read(std::span<std::byte> into, std::size_t offset) {
+    const std::size_t bounce = config_.bounce_size;
+    std::size_t done = 0;
+    while (done < into.size()) {
+        const std::size_t chunk = std::min(bounce, into.size() - done);
+        if (auto read = read_remote(bounce_offset_, chunk, offset + done); !read)
+            return read;
+        std::memcpy(into.data() + done, buffers_.data() + bounce_offset_, chunk);
+        done += chunk;
+    }
+    return {};
+}
+
+void InitiatorLane::shutdown() noexcept {
+    (void)endpoint_.shutdown();
+}
+
+} // namespace rpmem::persist
