@@ -14,14 +14,7 @@
 #include <fmt/format.h>
 
 #include "channel/client.h"
-#include "fabric/domain.h"
-#include "fabric/endpoint.h"
-#include "fabric/event_queue.h"
-#include "fabric/fabric.h"
-#include "fabric/memory_region.h"
-#include "fabric/provider.h"
-#include "persist/initiator_lane.h"
-#include "persist/lane_binding.h"
+#include "client/lane_set.h"
 #include "protocol/request.h"
 
 namespace rpmem::client {
@@ -29,8 +22,6 @@ namespace rpmem::client {
 namespace {
 
 constexpr std::size_t kPoolHeaderSize = 4096; // offsets below it hold the pool header
-constexpr std::size_t kPage = 4096;
-constexpr std::size_t kBounceSize = 256 * 1024;
 constexpr unsigned kMaxDefaultLanes = 16;
 
 // The lanes asked for: the caller's wish, capped by RPMEM_MAX_NLANES or, by default, by the
@@ -63,29 +54,8 @@ protocol::PersistMethod method_preference(const Settings& settings) {
     return protocol::PersistMethod::any;
 }
 
-Result<persist::Method> method_of(protocol::PersistMethod method) {
-    switch (method) {
-    case protocol::PersistMethod::apm:
-        return persist::Method::apm;
-    case protocol::PersistMethod::gpspm:
-        return persist::Method::gpspm;
-    case protocol::PersistMethod::commit:
-        return persist::Method::commit;
-    case protocol::PersistMethod::any:
-        break;
-    }
-    return fail(EPROTO, "the target chose no persistence method", ErrorSource::protocol);
-}
-
-// Page-aligned memory for the lanes' message buffers.
-struct FreeDeleter {
-    void operator()(std::byte* memory) const noexcept { std::free(memory); }
-};
-using AlignedMemory = std::unique_ptr<std::byte, FreeDeleter>;
-
-// A replica with an open session: see Replica. Members are declared parent before child, so
-// that lanes close before the regions, queues, domain and fabric they use, and all of those
-// before the control channel.
+// A replica with an open session: see Replica. The lanes are declared after the control
+// channel, so they close first.
 class Session final : public Replica {
 public:
     Session(const Settings& settings, const Target& target, std::string_view pool_set,
@@ -104,7 +74,7 @@ public:
     Result<void> establish(bool create, unsigned& lanes, const PoolAttributes* create_attributes,
                            PoolAttributes* open_attributes);
 
-    unsigned lane_count() const noexcept override { return static_cast<unsigned>(lanes_.size()); }
+    unsigned lane_count() const noexcept override { return lanes_ ? lanes_->size() : 0; }
 
     Result<void> persist(std::size_t offset, std::size_t length, unsigned lane,
                          PersistMode mode) override {
@@ -112,7 +82,7 @@ public:
             return bad;
         if (length == 0)
             return {};
-        return sticky(lanes_[lane]->persist(offset, length, mode == PersistMode::relaxed));
+        return sticky(lanes_->lane(lane).persist(offset, length, mode == PersistMode::relaxed));
     }
 
     Result<void> deep_persist(std::size_t offset, std::size_t length, unsigned lane) override {
@@ -120,7 +90,7 @@ public:
             return bad;
         if (length == 0)
             return {};
-        return sticky(lanes_[lane]->deep_persist(offset, length));
+        return sticky(lanes_->lane(lane).deep_persist(offset, length));
     }
 
     Result<void> flush(std::size_t offset, std::size_t length, unsigned lane,
@@ -129,7 +99,7 @@ public:
             return bad;
         if (length == 0)
             return {};
-        return sticky(lanes_[lane]->flush(offset, length, mode == PersistMode::relaxed));
+        return sticky(lanes_->lane(lane).flush(offset, length, mode == PersistMode::relaxed));
     }
 
     Result<void> drain(unsigned lane) override {
@@ -137,7 +107,7 @@ public:
             return bad;
         if (auto broken = check_broken(); !broken)
             return broken;
-        return sticky(lanes_[lane]->drain());
+        return sticky(lanes_->lane(lane).drain());
     }
 
     Result<void> read(std::span<std::byte> into, std::size_t offset, unsigned lane) override {
@@ -151,7 +121,7 @@ public:
             return broken;
         if (into.empty())
             return {};
-        return sticky(lanes_[lane]->read(into, offset));
+        return sticky(lanes_->lane(lane).read(into, offset));
     }
 
     Result<void> set_attributes(const PoolAttributes& attributes) override {
@@ -168,13 +138,10 @@ public:
     Result<void> close() override;
 
 private:
-    Result<void> connect_lanes(const protocol::DataPath& data_path, unsigned lanes);
-    void tear_down_fabric() noexcept;
-
     Result<void> check_lane(const char* step, unsigned lane) const {
-        if (lane >= lanes_.size())
+        if (lane >= lane_count())
             return fail(EINVAL, fmt::format("{}: lane {} is not one of the {} lanes", step, lane,
-                                            lanes_.size()));
+                                            lane_count()));
         return {};
     }
 
@@ -225,14 +192,7 @@ private:
     std::atomic<bool> channel_failed_{false};
 
     std::unique_ptr<channel::Client> control_;
-    std::optional<fabric::Provider> provider_;
-    std::optional<fabric::Fabric> fabric_;
-    std::optional<fabric::Domain> domain_;
-    std::unique_ptr<fabric::EventQueue> events_;
-    std::optional<fabric::MemoryRegion> pool_region_;
-    AlignedMemory buffers_;
-    std::optional<fabric::MemoryRegion> buffer_region_;
-    std::vector<std::unique_ptr<persist::InitiatorLane>> lanes_;
+    std::unique_ptr<LaneSet> lanes_;
 };
 
 Result<void> Session::establish(bool create, unsigned& lanes,
@@ -278,143 +238,19 @@ Result<void> Session::establish(bool create, unsigned& lanes,
             *open_attributes = reply->attributes;
     }
 
-    auto connected = connect_lanes(data_path, std::min(requested, data_path.lanes));
+    auto connected = LaneSet::connect(data_path, target_.host, pool_, settings_,
+                                      std::min(requested, data_path.lanes), &channel_failed_);
     if (!connected) {
         // Leave nothing behind: a pool this call created is removed again (PMDK did the same).
-        tear_down_fabric();
+        lanes_.reset();
         (void)control_->call(protocol::CloseRequest{.remove = created_});
         control_->close();
         closed_ = true;
         return fail(std::move(connected.error()));
     }
+    lanes_ = std::move(*connected);
     lanes = lane_count();
     return {};
-}
-
-Result<void> Session::connect_lanes(const protocol::DataPath& data_path, unsigned lanes) {
-    if (lanes == 0)
-        return fail(EPROTO, fmt::format("{}: the target granted no lanes", where_),
-                    ErrorSource::protocol);
-    auto method = method_of(data_path.persist_method);
-    if (!method)
-        return fail(std::move(method.error()));
-    if (data_path.pool_size < pool_.size())
-        return fail(EFBIG, fmt::format("{}: the remote pool has {} bytes, fewer than the {} of "
-                                       "the local pool",
-                                       where_, data_path.pool_size, pool_.size()));
-    if (data_path.inline_buffer_size < 64 || data_path.inline_buffer_size > (64U << 20))
-        return fail(
-            EPROTO,
-            fmt::format("{}: unusable inline buffer size {}", where_, data_path.inline_buffer_size),
-            ErrorSource::protocol);
-
-    const std::string host = data_path.host.empty() ? target_.host : data_path.host;
-    const std::string fabric_peer = fmt::format("{}:{}", host, data_path.port);
-    auto provider = fabric::select_provider(
-        {data_path.provider, fabric::Role::connector, host, std::to_string(data_path.port)});
-    if (!provider)
-        return fail(std::move(provider.error())
-                        .add_context(fmt::format("{}: finding fabric provider {} for {}", where_,
-                                                 data_path.provider, fabric_peer)));
-    provider_.emplace(std::move(*provider));
-    const fabric::Capabilities& caps = provider_->capabilities;
-
-    auto step = [&](Error error, std::string_view what) {
-        return std::move(error).add_context(fmt::format("{}: {}", fabric_peer, what));
-    };
-    auto fabric = fabric::Fabric::open(*provider_->info);
-    if (!fabric)
-        return fail(step(std::move(fabric.error()), "opening the fabric"));
-    fabric_.emplace(std::move(*fabric));
-    auto domain = fabric::Domain::open(*fabric_, *provider_->info);
-    if (!domain)
-        return fail(step(std::move(domain.error()), "opening the fabric domain"));
-    domain_.emplace(std::move(*domain));
-    auto events = fabric::EventQueue::open(*fabric_);
-    if (!events)
-        return fail(step(std::move(events.error()), "opening the event queue"));
-    events_ = std::move(*events);
-
-    auto pool_region = fabric::MemoryRegion::register_memory(*domain_, pool_.data(), pool_.size(),
-                                                             fabric::access::kWriteSource);
-    if (!pool_region)
-        return fail(step(std::move(pool_region.error()), "registering the local pool"));
-    pool_region_.emplace(std::move(*pool_region));
-
-    const std::size_t per_lane =
-        persist::InitiatorLane::buffer_size(data_path.inline_buffer_size, kBounceSize);
-    const std::size_t total = (lanes * per_lane + kPage - 1) / kPage * kPage;
-    buffers_.reset(static_cast<std::byte*>(std::aligned_alloc(kPage, total)));
-    if (!buffers_)
-        return fail(ENOMEM,
-                    fmt::format("{}: allocating {} bytes of lane buffers", fabric_peer, total));
-    std::memset(buffers_.get(), 0, total);
-    auto buffer_region = fabric::MemoryRegion::register_memory(
-        *domain_, buffers_.get(), total,
-        fabric::access::kSendSource | fabric::access::kReceiveTarget | fabric::access::kReadTarget);
-    if (!buffer_region)
-        return fail(step(std::move(buffer_region.error()), "registering the lane buffers"));
-    buffer_region_.emplace(std::move(*buffer_region));
-
-    // Connect every lane at once, then wait for each: the handshakes overlap.
-    fabric::EndpointOptions options;
-    options.wait.spin = settings_.spin;
-    options.tx_depth = settings_.work_queue_size;
-    options.rx_depth = persist::kLaneCredits;
-    options.tx_timeout = settings_.timeout;
-    options.peer = fabric_peer;
-    std::vector<fabric::Endpoint> endpoints;
-    endpoints.reserve(lanes);
-    for (unsigned lane = 0; lane < lanes; ++lane) {
-        auto endpoint = fabric::Endpoint::create(*domain_, *provider_->info, *events_, options);
-        if (!endpoint)
-            return fail(step(std::move(endpoint.error()), fmt::format("opening lane {}", lane)));
-        persist::LaneBinding binding;
-        std::copy(data_path.token.begin(), data_path.token.end(), binding.token.begin());
-        binding.lane = lane;
-        auto request = persist::encode(binding);
-        if (auto posted = endpoint->connect(request); !posted)
-            return fail(step(std::move(posted.error()), fmt::format("connecting lane {}", lane)));
-        endpoints.push_back(std::move(*endpoint));
-    }
-    const fabric::Deadline deadline = fabric::deadline_after(settings_.connect_timeout);
-    for (unsigned lane = 0; lane < lanes; ++lane) {
-        if (auto up = endpoints[lane].wait_connected(deadline); !up)
-            return fail(step(std::move(up.error()), fmt::format("connecting lane {}", lane)));
-    }
-
-    persist::InitiatorConfig config;
-    config.method = *method;
-    config.inline_size = data_path.inline_buffer_size;
-    config.bounce_size = kBounceSize;
-    config.max_write = caps.max_msg_size != 0 ? caps.max_msg_size : (1ULL << 30);
-    config.timeout = settings_.timeout;
-    config.abort = &channel_failed_;
-    config.target = fabric_peer;
-    const fabric::RemoteRegion remote{data_path.remote_base, data_path.remote_key,
-                                      data_path.pool_size};
-    for (unsigned lane = 0; lane < lanes; ++lane) {
-        auto initiator = std::make_unique<persist::InitiatorLane>(
-            lane, std::move(endpoints[lane]), *pool_region_, remote, *buffer_region_,
-            lane * per_lane, config);
-        if (auto started = initiator->start(); !started)
-            return fail(std::move(started.error()));
-        lanes_.push_back(std::move(initiator));
-    }
-    return {};
-}
-
-void Session::tear_down_fabric() noexcept {
-    for (auto& lane : lanes_)
-        lane->shutdown();
-    lanes_.clear();
-    buffer_region_.reset();
-    buffers_.reset();
-    pool_region_.reset();
-    events_.reset();
-    domain_.reset();
-    fabric_.reset();
-    provider_.reset();
 }
 
 Result<void> Session::close() {
@@ -422,7 +258,7 @@ Result<void> Session::close() {
         return {};
     closed_ = true;
     // Fabric first, so the target sees the lanes go before the close request.
-    tear_down_fabric();
+    lanes_.reset();
     auto reply = channel::expect<protocol::CloseReply>(
         control_->call(protocol::CloseRequest{.remove = false}),
         fmt::format("{}: closing pool set {}", where_, pool_set_));

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "client/lane_set.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "fabric/endpoint.h"
+#include "persist/lane_binding.h"
+
+namespace rpmem::client {
+
+namespace {
+
+constexpr std::size_t kPage = 4096;
+constexpr std::size_t kBounceSize = 256 * 1024;
+
+Result<persist::Method> method_of(protocol::PersistMethod method) {
+    switch (method) {
+    case protocol::PersistMethod::apm:
+        return persist::Method::apm;
+    case protocol::PersistMethod::gpspm:
+        return persist::Method::gpspm;
+    case protocol::PersistMethod::commit:
+        return persist::Method::commit;
+    case protocol::PersistMethod::any:
+        break;
+    }
+    return fail(EPROTO, "the target chose no persistence method", ErrorSource::protocol);
+}
+
+} // namespace
+
+void LaneSet::FreeDeleter::operator()(std::byte* memory) const noexcept {
+    std::free(memory);
+}
+
+LaneSet::~LaneSet() {
+    // Tell the target each lane is done before the endpoints close.
+    for (auto& lane : lanes_)
+        lane->shutdown();
+    lanes_.clear();
+}
+
+Result<std::unique_ptr<LaneSet>> LaneSet::connect(const protocol::DataPath& data_path,
+                                                  std::string_view control_host,
+                                                  std::span<std::byte> pool,
+                                                  const Settings& settings, unsigned lanes,
+                                                  const std::atomic<bool>* abort) {
+    std::unique_ptr<LaneSet> set(new LaneSet());
+    if (auto opened = set->open(data_path, control_host, pool, settings, lanes, abort); !opened)
+        return fail(std::move(opened.error()));
+    return set;
+}
+
+Result<void> LaneSet::open(const protocol::DataPath& data_path, std::string_view control_host,
+                           std::span<std::byte> pool, const Settings& settings, unsigned lanes,
+                           const std::atomic<bool>* abort) {
+    const std::string host = data_path.host.empty() ? std::string(control_host) : data_path.host;
+    const std::string peer = fmt::format("{}:{}", host, data_path.port);
+    if (lanes == 0)
+        return fail(EPROTO, fmt::format("{}: the target granted no lanes", peer),
+                    ErrorSource::protocol);
+    auto method = method_of(data_path.persist_method);
+    if (!method)
+        return fail(std::move(method.error()).add_context(peer));
+    if (data_path.pool_size < pool.size())
+        return fail(EFBIG, fmt::format("{}: the remote pool has {} bytes, fewer than the {} of "
+                                       "the local pool",
+                                       peer, data_path.pool_size, pool.size()));
+    if (data_path.inline_buffer_size < 64 || data_path.inline_buffer_size > (64U << 20))
+        return fail(
+            EPROTO,
+            fmt::format("{}: unusable inline buffer size {}", peer, data_path.inline_buffer_size),
+            ErrorSource::protocol);
+
+    auto step = [&](Error error, std::string_view what) {
+        return std::move(error).add_context(fmt::format("{}: {}", peer, what));
+    };
+    auto provider = fabric::select_provider(
+        {data_path.provider, fabric::Role::connector, host, std::to_string(data_path.port)});
+    if (!provider)
+        return fail(step(std::move(provider.error()),
+                         fmt::format("finding fabric provider {}", data_path.provider)));
+    provider_.emplace(std::move(*provider));
+    auto fabric = fabric::Fabric::open(*provider_->info);
+    if (!fabric)
+        return fail(step(std::move(fabric.error()), "opening the fabric"));
+    fabric_.emplace(std::move(*fabric));
+    auto domain = fabric::Domain::open(*fabric_, *provider_->info);
+    if (!domain)
+        return fail(step(std::move(domain.error()), "opening the fabric domain"));
+    domain_.emplace(std::move(*domain));
+    auto events = fabric::EventQueue::open(*fabric_);
+    if (!events)
+        return fail(step(std::move(events.error()), "opening the event queue"));
+    events_ = std::move(*events);
+
+    auto pool_region = fabric::MemoryRegion::register_memory(*domain_, pool.data(), pool.size(),
+                                                             fabric::access::kWriteSource);
+    if (!pool_region)
+        return fail(step(std::move(pool_region.error()), "registering the local pool"));
+    pool_region_.emplace(std::move(*pool_region));
+
+    const std::size_t per_lane =
+        persist::InitiatorLane::buffer_size(data_path.inline_buffer_size, kBounceSize);
+    const std::size_t total = (lanes * per_lane + kPage - 1) / kPage * kPage;
+    buffers_.reset(static_cast<std::byte*>(std::aligned_alloc(kPage, total)));
+    if (!buffers_)
+        return fail(ENOMEM, fmt::format("{}: allocating {} bytes of lane buffers", peer, total));
+    std::memset(buffers_.get(), 0, total);
+    auto buffer_region = fabric::MemoryRegion::register_memory(
+        *domain_, buffers_.get(), total,
+        fabric::access::kSendSource | fabric::access::kReceiveTarget | fabric::access::kReadTarget);
+    if (!buffer_region)
+        return fail(step(std::move(buffer_region.error()), "registering the lane buffers"));
+    buffer_region_.emplace(std::move(*buffer_region));
+
+    // Post every lane's connection request first, then wait for each: the handshakes overlap.
+    fabric::EndpointOptions options;
+    options.wait.spin = settings.spin;
+    options.tx_depth = settings.work_queue_size;
+    options.rx_depth = persist::kLaneCredits;
+    options.tx_timeout = settings.timeout;
+    options.peer = peer;
+    std::vector<fabric::Endpoint> endpoints;
+    endpoints.reserve(lanes);
+    for (unsigned lane = 0; lane < lanes; ++lane) {
+        auto endpoint = fabric::Endpoint::create(*domain_, *provider_->info, *events_, options);
+        if (!endpoint)
+            return fail(step(std::move(endpoint.error()), fmt::format("opening lane {}", lane)));
+        persist::LaneBinding binding;
+        std::copy(data_path.token.begin(), data_path.token.end(), binding.token.begin());
+        binding.lane = lane;
+        if (auto posted = endpoint->connect(persist::encode(binding)); !posted)
+            return fail(step(std::move(posted.error()), fmt::format("connecting lane {}", lane)));
+        endpoints.push_back(std::move(*endpoint));
+    }
+    const fabric::Deadline deadline = fabric::deadline_after(settings.connect_timeout);
+    for (unsigned lane = 0; lane < lanes; ++lane) {
+        if (auto up = endpoints[lane].wait_connected(deadline); !up)
+            return fail(step(std::move(up.error()), fmt::format("connecting lane {}", lane)));
+    }
+
+    persist::InitiatorConfig config;
+    config.method = *method;
+    config.inline_size = data_path.inline_buffer_size;
+    config.bounce_size = kBounceSize;
+    config.max_write = provider_->capabilities.max_msg_size != 0
+                           ? provider_->capabilities.max_msg_size
+                           : (1ULL << 30);
+    config.timeout = settings.timeout;
+    config.abort = abort;
+    config.target = peer;
+    const fabric::RemoteRegion remote{data_path.remote_base, data_path.remote_key,
+                                      data_path.pool_size};
+    for (unsigned lane = 0; lane < lanes; ++lane) {
+        auto initiator = std::make_unique<persist::InitiatorLane>(
+            lane, std::move(endpoints[lane]), *pool_region_, remote, *buffer_region_,
+            lane * per_lane, config);
+        if (auto started = initiator->start(); !started)
+            return fail(std::move(started.error()));
+        lanes_.push_back(std::move(initiator));
+    }
+    return {};
+}
+
+} // namespace rpmem::client

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "base/error.h"
+#include "client/settings.h"
+#include "fabric/domain.h"
+#include "fabric/event_queue.h"
+#include "fabric/fabric.h"
+#include "fabric/memory_region.h"
+#include "fabric/provider.h"
+#include "persist/initiator_lane.h"
+#include "protocol/reply.h"
+
+namespace rpmem::client {
+
+// The fabric side of a replica: the provider, fabric, domain and event queue, the local pool
+// registered as the source of writes, the lanes' message buffers, and the lanes themselves,
+// connected in parallel to the target's listener with the session's token. Made from the
+// DataPath of a create or open reply. Members are declared parent before child, so the lanes
+// close before the regions, queue, domain and fabric they use. Lanes are used by their callers
+// (one thread per lane); connect() and destruction by one thread.
+class LaneSet {
+public:
+    // `control_host` is dialled when the reply names no fabric host (the target listens on a
+    // wildcard address); `abort`, when set, makes waiting lanes give up with ECONNRESET.
+    static Result<std::unique_ptr<LaneSet>> connect(const protocol::DataPath& data_path,
+                                                    std::string_view control_host,
+                                                    std::span<std::byte> pool,
+                                                    const Settings& settings, unsigned lanes,
+                                                    const std::atomic<bool>* abort);
+
+    ~LaneSet();
+    LaneSet(const LaneSet&) = delete;
+    LaneSet& operator=(const LaneSet&) = delete;
+
+    unsigned size() const noexcept { return static_cast<unsigned>(lanes_.size()); }
+    persist::InitiatorLane& lane(unsigned index) noexcept { return *lanes_[index]; }
+
+private:
+    LaneSet() = default;
+    Result<void> open(const protocol::DataPath& data_path, std::string_view control_host,
+                      std::span<std::byte> pool, const Settings& settings, unsigned lanes,
+                      const std::atomic<bool>* abort);
+
+    struct FreeDeleter {
+        void operator()(std::byte* memory) const noexcept;
+    };
+
+    std::optional<fabric::Provider> provider_;
+    std::optional<fabric::Fabric> fabric_;
+    std::optional<fabric::Domain> domain_;
+    std::unique_ptr<fabric::EventQueue> events_;
+    std::optional<fabric::MemoryRegion> pool_region_;
+    std::unique_ptr<std::byte, FreeDeleter> buffers_;
+    std::optional<fabric::MemoryRegion> buffer_region_;
+    std::vector<std::unique_ptr<persist::InitiatorLane>> lanes_;
+};
+
+} // namespace rpmem::client
