@@ -364,6 +364,7 @@ void Client::Impl::on_frame() {
 
     if (type == MessageType::pong && ping_id_ == id) {
         ping_id_.reset();
+        arm_heartbeat(); // the timer waited for silence only; now the next ping is due
         return;
     }
     if (!pending_ || pending_->id != id) {

@@ -284,6 +284,7 @@ void ServerSession::on_session_made(Result<void> made, std::uint32_t request_id)
     }
     state_ = State::running;
     deadline_ = Clock::now() + context_.config.heartbeat_timeout;
+    arm_deadline(); // the heartbeat deadline may come before the handshake deadline did
     logger().info("session {} ({}): identity '{}' accepted", id_, peer_name_, peer_.identity);
     protocol::HelloReply reply = hello_reply(Status::ok, {});
     reply.version = protocol::kProtocolVersion;

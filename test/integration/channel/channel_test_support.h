@@ -296,8 +296,12 @@ public:
                                          });
         run([&] { return done; });
         REQUIRE(done);
-        if (ec)
+        if (ec) {
+            // Like a real client: once the server has gone, close our end too.
+            boost::system::error_code ignored;
+            stream_->lowest_layer().close(ignored);
             return rpmem::fail(ECONNRESET, "read: " + ec.message());
+        }
         REQUIRE_FALSE(buffer_.header_error);
         auto reply = protocol::decode_reply(buffer_.header, buffer_.body);
         REQUIRE(reply);
