@@ -102,6 +102,18 @@ public:
 
     void signal(int number) { REQUIRE(::kill(pid_, number) == 0); }
 
+    // Stops the child and returns once it has stopped: kill() alone returns before that, and a
+    // child still running for a moment could answer one more request.
+    void freeze() {
+        signal(SIGSTOP);
+        int status = 0;
+        pid_t waited;
+        while ((waited = ::waitpid(pid_, &status, WUNTRACED)) < 0 && errno == EINTR) {
+        }
+        REQUIRE(waited == pid_);
+        REQUIRE(WIFSTOPPED(status));
+    }
+
     // Kills the child and waits for it; returns the wait status.
     int kill_and_reap() {
         signal(SIGKILL);
@@ -224,7 +236,7 @@ TEST_CASE("a client process that is killed ends its session") {
 
 TEST_CASE("a client process that freezes ends its session at the heartbeat timeout") {
     ServerWithChildClient setup(500ms);
-    setup.child.signal(SIGSTOP);
+    setup.child.freeze();
     // Its socket stays open, but no ping comes any more.
     REQUIRE(setup.log->wait([](auto& l) { return l.closed.size() == 1; }));
     CHECK(setup.log->closed[0].errno_value() == ETIMEDOUT);
@@ -275,7 +287,7 @@ TEST_CASE("a frozen server is detected by the client within its heartbeat timeou
     auto client = connect_client(config);
     REQUIRE(client->call(protocol::StatusRequest{}));
 
-    child.signal(SIGSTOP);
+    child.freeze();
     Error failure = failures.first();
     CHECK(failure.errno_value() == ETIMEDOUT);
     CHECK(failure.message() == "control channel to 127.0.0.1:" + std::to_string(port) +
@@ -318,7 +330,7 @@ TEST_CASE("a call waiting on a frozen server fails by the heartbeat, not the req
     config.heartbeat_timeout = 600ms;
     config.request_timeout = 1h; // were it not for the heartbeat, this call would hang
     auto client = connect_client(config);
-    child.signal(SIGSTOP);
+    child.freeze();
     auto reply = client->call(protocol::StatusRequest{});
     REQUIRE_FALSE(reply);
     CHECK(reply.error().errno_value() == ETIMEDOUT);
