@@ -169,6 +169,8 @@ Result<void> Client::Impl::connect() {
                                endpoints = std::move(results);
                                resolved = true;
                            });
+    // getaddrinfo() cannot be interrupted: past the deadline this returns ETIMEDOUT only once
+    // the lookup has given up by itself. Numeric addresses never wait.
     if (!run_until(
             io_, [&] { return resolved; }, connect_deadline, [&] { resolver.cancel(); }))
         return fail(ETIMEDOUT, fmt::format("resolving {}: no answer within {} ms", config_.host,

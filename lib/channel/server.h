@@ -63,7 +63,8 @@ public:
     std::size_t session_count() const;
 
     // Stops accepting and ends every session; returns once every on_close has run and the
-    // threads are joined. Idempotent.
+    // threads are joined (so it waits for handle() calls still running). Idempotent. Must not
+    // be called from a SessionHandler, the factory or an observer: it would wait for itself.
     void stop();
 
     class Impl;
