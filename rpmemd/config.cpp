@@ -124,13 +124,19 @@ Setter set_method(bool persist::MethodPolicy::*field, Parse parse) {
 }
 
 Result<void> set_listen(std::string_view value, Config& config) {
-    auto target = parse_target(value);
+    // Port 0 (any free port, read back from port-file) is not a target port: take it off first.
+    // (Unbracketed text with several ':' is an IPv6 address without a port.)
+    bool any_port =
+        value.ends_with("]:0") || (value.ends_with(":0") && value.find(':') == value.size() - 2);
+    auto target = parse_target(any_port ? value.substr(0, value.size() - 2) : value);
     if (!target)
         return fail(std::move(target.error()));
     if (!target->user.empty())
         return fail(EINVAL, fmt::format("expected HOST[:PORT] without a user, got '{}'", value));
     config.listen_host = target->host;
-    config.listen_port = target->port.value_or(kDefaultPort);
+    if (any_port && target->port)
+        return fail(EINVAL, fmt::format("expected HOST[:PORT], got '{}'", value));
+    config.listen_port = any_port ? 0 : target->port.value_or(kDefaultPort);
     return {};
 }
 
@@ -208,6 +214,7 @@ const std::map<std::string, Setter, std::less<>>& setters() {
          set_field(&Config::nthreads, [](auto v) { return parse_unsigned(v, 0, 256); })},
         {"heartbeat", set_field(&Config::heartbeat, parse_duration)},
         {"session-timeout", set_field(&Config::session_timeout, parse_duration)},
+        {"port-file", set_field(&Config::port_file, parse_path)},
     };
     return table;
 }
@@ -456,7 +463,8 @@ Every config file key is also an option (--KEY VALUE or --KEY=VALUE) and wins ov
   persistence-domain (adr|eadr), nic-writes-bypass-cache, platform-type, use-syslog, log-file,
   log-level (err|warn|notice|info|debug), listen (HOST[:PORT], default port 7636), tls-ca,
   tls-cert, tls-key, allow-client, allow-provider, fabric-address, max-lanes, max-sessions,
-  nthreads, heartbeat, session-timeout.
+  nthreads, heartbeat (a silent client is dropped after it), session-timeout (TLS and Hello
+  must finish within it), port-file (written with the bound port once listening).
 )";
 }
 

@@ -56,8 +56,15 @@ struct Config {
     unsigned max_lanes = 16;    // granted lanes per session at most
     unsigned max_sessions = 64; // concurrent sessions at most
     unsigned nthreads = 0;      // fabric responder threads; 0: one per core
+    // A client that sends no frame (request or heartbeat ping) for this long is taken for dead:
+    // its session ends, its data plane is fenced and its pool released. Told to clients in the
+    // Hello reply; librpmem pings every second.
     std::chrono::milliseconds heartbeat{2000};
-    std::chrono::milliseconds session_timeout{10000}; // no frame for this long ends a session
+    // A new connection must complete the TLS handshake and the Hello exchange within this.
+    std::chrono::milliseconds session_timeout{10000};
+    // Once listening, rpmemd writes the bound port (a decimal line) to this file; empty: none.
+    // For `listen = HOST:0` (tests, socket-activated setups) and for scripts.
+    std::string port_file;
 };
 
 // Applies the `key = value` lines of one config file to `config`. `#` starts a comment

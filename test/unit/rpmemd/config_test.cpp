@@ -244,3 +244,24 @@ TEST_CASE("load_config: files in order, the command line wins, $HOME expands") {
                    Catch::StartsWith(broken.string() + ":3: log-level: expected one of"));
     }
 }
+
+TEST_CASE("listen on port 0 takes any free port; port-file names where to write it") {
+    for (auto [text, host] : {std::pair{"127.0.0.1:0", "127.0.0.1"}, std::pair{"[::1]:0", "::1"},
+                              std::pair{"localhost:0", "localhost"}}) {
+        CAPTURE(text);
+        Config config;
+        REQUIRE(apply_config_text(std::string("listen = ") + text + "\nport-file = /run/p\n",
+                                  "t.conf", config));
+        CHECK(config.listen_host == host);
+        CHECK(config.listen_port == 0);
+        CHECK(config.port_file == "/run/p");
+    }
+    Config unbracketed;
+    REQUIRE(apply_config_text("listen = fe80::0\n", "t.conf", unbracketed));
+    CHECK(unbracketed.listen_host == "fe80::0"); // an IPv6 address, not port 0
+    CHECK(unbracketed.listen_port == kDefaultPort);
+
+    auto line = parse({"--listen", "127.0.0.1:0", "--port-file=/tmp/port"});
+    REQUIRE(line);
+    CHECK_THAT(line->overrides, Catch::Contains("port-file = /tmp/port"));
+}

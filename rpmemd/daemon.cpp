@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "rpmemd/daemon.h"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <netdb.h>
+#include <spdlog/spdlog.h>
+
+#include "rpmemd/local_address.h"
+
+#ifndef RPMEM_VERSION
+#define RPMEM_VERSION "unknown"
+#endif
+
+namespace rpmem::daemon {
+
+Result<std::string> listen_address(const std::string& host) {
+    if (is_wildcard_address(host))
+        return std::string(host.find(':') != std::string::npos ? "::" : "0.0.0.0");
+    std::array<unsigned char, sizeof(in6_addr)> ignored{};
+    if (::inet_pton(AF_INET, host.c_str(), ignored.data()) == 1 ||
+        ::inet_pton(AF_INET6, host.c_str(), ignored.data()) == 1)
+        return host;
+    addrinfo hints{};
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_ADDRCONFIG;
+    addrinfo* found = nullptr;
+    int error = ::getaddrinfo(host.c_str(), nullptr, &hints, &found);
+    if (error != 0 || found == nullptr)
+        return fail(EINVAL, fmt::format("listen address '{}' does not resolve: {}", host,
+                                        ::gai_strerror(error)));
+    std::array<char, NI_MAXHOST> text{};
+    error = ::getnameinfo(found->ai_addr, found->ai_addrlen, text.data(), text.size(), nullptr, 0,
+                          NI_NUMERICHOST);
+    ::freeaddrinfo(found);
+    if (error != 0)
+        return fail(EINVAL, fmt::format("listen address '{}': {}", host, ::gai_strerror(error)));
+    return std::string(text.data());
+}
+
+Daemon::Daemon(Config config, DataPlaneFactory data_plane)
+    : config_(std::move(config))
+    , store_(config_.poolset_dir, config_.client_poolset_dirs, default_resolve_method())
+    , services_{config_, store_, std::move(data_plane), {}} {
+    services_.software = "rpmemd " RPMEM_VERSION;
+    // Sessions may ask before start() has stored the server: read it through the atomic.
+    services_.session_count = [this]() -> std::size_t {
+        const channel::Server* server = serving_.load(std::memory_order_acquire);
+        return server != nullptr ? server->session_count() : 0;
+    };
+}
+
+Daemon::~Daemon() {
+    stop();
+}
+
+Result<std::unique_ptr<Daemon>> Daemon::start(Config config, DataPlaneFactory data_plane) {
+    if (!data_plane)
+        return fail(EINVAL, "starting rpmemd: no data plane factory");
+    auto address = listen_address(config.listen_host);
+    if (!address)
+        return fail(std::move(address.error()));
+
+    std::unique_ptr<Daemon> daemon(new Daemon(std::move(config), std::move(data_plane)));
+    const Config& cfg = daemon->config_;
+
+    channel::ServerConfig server;
+    server.address = *address;
+    server.port = cfg.listen_port;
+    server.tls = {cfg.tls_ca, cfg.tls_cert, cfg.tls_key};
+    server.handshake_timeout = cfg.session_timeout;
+    server.heartbeat_timeout = cfg.heartbeat;
+    server.max_sessions = cfg.max_sessions;
+    server.software = daemon->services_.software;
+    if (!cfg.allowed_clients.empty()) {
+        server.check_identity = [&cfg](const channel::PeerInfo& peer) -> Result<void> {
+            const auto& allowed = cfg.allowed_clients;
+            if (std::find(allowed.begin(), allowed.end(), peer.identity) != allowed.end())
+                return {};
+            return fail(EPERM, "it is not in rpmemd's allow-client list");
+        };
+    }
+    server.on_refusal = [](const channel::Refusal& refusal) {
+        spdlog::warn("refused connection from {}{}: {}", refusal.peer,
+                     refusal.identity.empty() ? "" : " ('" + refusal.identity + "')",
+                     refusal.reason.message());
+    };
+
+    auto started =
+        channel::Server::start(std::move(server), make_session_factory(daemon->services_));
+    if (!started)
+        return fail(std::move(started.error()).add_context("starting rpmemd"));
+    daemon->server_ = std::move(*started);
+    daemon->serving_.store(daemon->server_.get(), std::memory_order_release);
+    spdlog::info("rpmemd {} serving pool sets beneath {} on {} port {} ({} lanes, {} sessions at "
+                 "most)",
+                 RPMEM_VERSION, cfg.poolset_dir, *address, daemon->server_->port(), cfg.max_lanes,
+                 cfg.max_sessions);
+    return daemon;
+}
+
+std::uint16_t Daemon::port() const noexcept {
+    return server_ ? server_->port() : 0;
+}
+
+void Daemon::stop() {
+    if (server_)
+        server_->stop();
+}
+
+} // namespace rpmem::daemon

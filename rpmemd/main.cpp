@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// rpmemd: the target daemon. Wires config, logging, the pool store, the TLS control server and
+// the fabric data plane together; runs in the foreground until SIGINT or SIGTERM. With
+// --remove SET it removes a pool and exits instead, as PMDK's rpmemd did for libpmempool.
+// Exit status: 0, or the errno of the failure (EINVAL for a bad command line or config).
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <pwd.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include "rpmemd/config.h"
+#include "rpmemd/daemon.h"
+#include "rpmemd/fabric_target.h"
+#include "rpmemd/logging.h"
+#include "rpmemd/pool_store.h"
+#include "rpmemd/systemd_notify.h"
+
+#ifndef RPMEM_VERSION
+#define RPMEM_VERSION "unknown"
+#endif
+
+namespace {
+
+using namespace rpmem::daemon;
+
+int report(const rpmem::Error& error) {
+    std::fprintf(stderr, "rpmemd: %s\n", error.message().c_str());
+    return error.errno_value() > 0 ? error.errno_value() : EINVAL;
+}
+
+// Read once, here at the edge: where $HOME is and where the config files live.
+ConfigSources config_sources() {
+    ConfigSources sources;
+    if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+        sources.home = home;
+    } else if (const passwd* user = ::getpwuid(::geteuid()); user != nullptr) {
+        sources.home = user->pw_dir;
+    }
+    if (!sources.home.empty())
+        sources.user_file = sources.home + "/.rpmemd.conf";
+    return sources;
+}
+
+rpmem::Result<void> write_port_file(const std::string& path, std::uint16_t port) {
+    // A plain open, not a rename into place: the file may be a pipe a test waits on.
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return rpmem::fail(rpmem::Error::from_errno(errno, "opening port file " + path));
+    std::string line = fmt::format("{}\n", port);
+    ssize_t written = ::write(fd, line.data(), line.size());
+    int error = errno;
+    ::close(fd);
+    if (written != static_cast<ssize_t>(line.size()))
+        return rpmem::fail(
+            rpmem::Error::from_errno(written < 0 ? error : EIO, "writing port file " + path));
+    return {};
+}
+
+int remove_pool(const Config& config, const CommandLine& command_line) {
+    PoolStore store(config.poolset_dir, config.client_poolset_dirs, default_resolve_method());
+    auto removed = store.remove({}, command_line.remove_set,
+                                {command_line.force, command_line.remove_pool_set});
+    if (!removed)
+        return report(removed.error());
+    spdlog::info("removed pool set '{}' beneath {}", command_line.remove_set, config.poolset_dir);
+    return 0;
+}
+
+int serve(const Config& config) {
+    // Block the stop signals in every thread (the ones started below inherit the mask), and
+    // take them with sigwait here. A peer closing a socket must not kill the daemon.
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
+
+    std::string notify_socket;
+    if (const char* socket = std::getenv("NOTIFY_SOCKET"); socket != nullptr)
+        notify_socket = socket;
+
+    auto daemon = Daemon::start(config, start_fabric_target);
+    if (!daemon)
+        return report(daemon.error());
+    if (!config.port_file.empty()) {
+        if (auto written = write_port_file(config.port_file, (*daemon)->port()); !written)
+            return report(written.error());
+    }
+    if (!notify_systemd(notify_socket, "READY=1"))
+        spdlog::warn("could not notify systemd at {}", notify_socket);
+
+    int signal = 0;
+    while (sigwait(&stop_signals, &signal) != 0) {
+    }
+    spdlog::info("rpmemd stopping on signal {}", signal);
+    (void)notify_systemd(notify_socket, "STOPPING=1");
+    (*daemon)->stop();
+    daemon->reset();
+    spdlog::info("rpmemd stopped");
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    start_logging();
+    auto command_line = parse_command_line(argc, argv);
+    if (!command_line)
+        return report(command_line.error());
+    switch (command_line->mode) {
+    case CommandLine::Mode::help:
+        std::fputs(usage_text().c_str(), stdout);
+        return 0;
+    case CommandLine::Mode::version:
+        std::puts("rpmemd " RPMEM_VERSION);
+        return 0;
+    case CommandLine::Mode::remove:
+    case CommandLine::Mode::serve:
+        break;
+    }
+    auto config = load_config(*command_line, config_sources());
+    if (!config)
+        return report(config.error());
+    if (auto logging = configure_logging(*config); !logging)
+        return report(logging.error());
+    if (command_line->mode == CommandLine::Mode::remove)
+        return remove_pool(*config, *command_line);
+    return serve(*config);
+}

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/error.h"
+#include "base/pool_attributes.h"
+#include "poolset/pool_mapping.h"
+#include "poolset/pool_set.h"
+#include "rpmemd/pool_registry.h"
+#include "rpmemd/pool_set_file.h"
+
+namespace rpmem::daemon {
+
+// Which pool a request names, for whom.
+struct PoolRequest {
+    std::string identity;       // the client's certificate identity; chooses the directory
+    std::string name;           // the pool set name, relative to that directory
+    std::uint64_t min_size = 0; // the initiator's pool size: the remote pool must be as large
+    std::uint64_t session = 0;  // for the registry and messages
+};
+
+// A pool opened or created by one session: the part files mapped and locked, the attributes
+// its headers hold, and the daemon-wide reservation of its set. Made by PoolStore; owned by the
+// session. Destroying it unmaps and unlocks the parts first and then releases the
+// reservation. Not thread-safe (its session serialises its use).
+class OpenPool {
+public:
+    OpenPool(const OpenPool&) = delete;
+    OpenPool& operator=(const OpenPool&) = delete;
+    ~OpenPool() = default;
+
+    const std::string& name() const noexcept { return name_; }
+    poolset::PoolMapping& mapping() noexcept { return *mapping_; }
+    const poolset::PoolSet& set() const noexcept { return mapping_->set(); }
+    // As stored in the headers; zero for NOHDRS.
+    const PoolAttributes& attributes() const noexcept { return attributes_; }
+    bool created() const noexcept { return created_; }
+    bool has_headers() const noexcept { return !mapping_->set().options.no_headers; }
+
+private:
+    friend class PoolStore;
+    OpenPool(PoolRegistry::Hold hold, std::string name, poolset::PoolMapping mapping,
+             PoolAttributes attributes, bool created)
+        : hold_(std::move(hold))
+        , name_(std::move(name))
+        , mapping_(std::move(mapping))
+        , attributes_(attributes)
+        , created_(created) {}
+
+    PoolRegistry::Hold hold_; // declared first: released after the mapping is gone
+    std::string name_;
+    std::optional<poolset::PoolMapping> mapping_;
+    PoolAttributes attributes_;
+    bool created_ = false;
+};
+
+// The pools rpmemd serves: pool set files found strictly beneath the pool set directory of the
+// client's identity (client-poolset-dir, else poolset-dir), their part files created, opened,
+// re-labelled and removed with PMDK rpmemd's rules (reference §6.5-6.9), and the registry of
+// the pools in use. Every error carries the protocol status to answer with (status_error.h).
+// Thread-safe: sessions call it concurrently; each OpenPool belongs to one session.
+class PoolStore {
+public:
+    // `poolset_dir` and `client_dirs` (identity -> directory) as in the config; `resolve` is the
+    // pool set name resolution (default_resolve_method() in the daemon).
+    PoolStore(std::string poolset_dir, std::map<std::string, std::string> client_dirs,
+              ResolveMethod resolve);
+
+    // The pool set directory of `identity`.
+    const std::string& directory_for(std::string_view identity) const;
+
+    // Creates the pool of `request.name` and writes the headers `attributes` call for (none
+    // when zero, which the set must declare with OPTION NOHDRS; the SINGLEHDR option must
+    // match the attributes' SINGLEHDR bit). Statuses: bad_name, no_exist, no_access (set file);
+    // pool_config (a set rpmemd cannot serve, attributes not matching the set); exists (a part
+    // holds data); busy (in use); bad_size (remote pool smaller than request.min_size);
+    // no_space, others by errno. On failure the parts it created are removed again.
+    Result<std::unique_ptr<OpenPool>> create(const PoolRequest& request,
+                                             const PoolAttributes& attributes);
+
+    // Opens the existing pool of `request.name` and checks its headers (PMDK's remote header
+    // checks). Statuses as for create, no_exist for missing parts, pool_config for bad headers.
+    Result<std::unique_ptr<OpenPool>> open(const PoolRequest& request);
+
+    // Rewrites the headers of `pool` from `attributes` (PMDK's set_attr) and makes them
+    // durable. not_supported for a NOHDRS pool, invalid_request for zero attributes.
+    Result<void> set_attributes(OpenPool& pool, const PoolAttributes& attributes);
+
+    // Closes `pool`: marks its shutdown state clean (SDS pools), unmaps and unlocks it, and
+    // with `remove` unlinks its parts (the set file stays) before releasing its reservation.
+    Result<void> close(std::unique_ptr<OpenPool> pool, bool remove);
+
+    struct RemoveOptions {
+        bool force = false;           // ignore missing or locked parts
+        bool remove_set_file = false; // also unlink the set file
+    };
+    // PMDK's `rpmemd --remove`: unlinks the parts of the set `name`, taking each part's lock;
+    // busy (even with force) when a session of this daemon has the pool.
+    Result<void> remove(std::string_view identity, std::string_view name,
+                        const RemoveOptions& options);
+
+    // The pools in use (all directories).
+    std::vector<PoolRegistry::Entry> pools_in_use() const { return registry_.entries(); }
+
+private:
+    struct Located {
+        PoolSetFile file;
+        poolset::PoolSet set;
+    };
+    Result<Located> locate(std::string_view identity, std::string_view name, bool validate) const;
+    Result<PoolRegistry::Hold> reserve(const Located& located, std::string_view identity,
+                                       std::uint64_t session);
+
+    const std::string poolset_dir_;
+    const std::map<std::string, std::string, std::less<>> client_dirs_;
+    const ResolveMethod resolve_;
+    PoolRegistry registry_;
+};
+
+} // namespace rpmem::daemon
