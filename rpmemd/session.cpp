@@ -55,15 +55,17 @@ protocol::PersistMethod to_wire(persist::Method method) {
     return protocol::PersistMethod::gpspm;
 }
 
-// The status for a data plane that would not start, after PMDK's rpmemd: no provider or a bad
-// provider request is the provider's fault, a listener that cannot be set up a connection
+// The status for a data plane that would not start, after PMDK's rpmemd: a provider the client
+// asked for that this host cannot open is a bad provider (PMDK: fi_getinfo failed), no usable
+// provider at all is an unsupported one, a listener that cannot be set up a connection
 // failure, anything else fatal.
-Status data_plane_status(const Error& error) {
+Status data_plane_status(const Error& error, protocol::ProviderPreference asked) {
     if (error.source() == ErrorSource::remote)
         return reply_status_for(error, Status::bad_provider);
     switch (error.errno_value()) {
     case EMEDIUMTYPE:
-        return Status::provider_unsupported;
+        return asked == protocol::ProviderPreference::any ? Status::provider_unsupported
+                                                          : Status::bad_provider;
     case EINVAL:
     case ENODATA:
     case ENOENT:
@@ -182,7 +184,7 @@ Result<protocol::DataPath> Session::start_data_plane(OpenPool& pool, std::uint32
     if (!plane) {
         Error& error = plane.error();
         return fail(status_error(
-            data_plane_status(error),
+            data_plane_status(error, provider),
             fmt::format("starting the data plane on {}: {}", request.bind_host, error.message())));
     }
     std::unique_ptr<DataPlane> data_plane = std::move(*plane);

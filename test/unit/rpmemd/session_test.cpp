@@ -232,6 +232,12 @@ TEST_CASE("a data plane that does not start answers with the matching status and
     auto created = as<protocol::CreateReply>(s->handle(create_request()));
     CHECK(created.status == c.status);
     CHECK_THAT(created.message, Catch::Contains("starting the data plane failed"));
+    if (c.errno_value == EMEDIUMTYPE) {
+        // No usable provider for a client that named one: that provider is the bad one.
+        auto named = create_request();
+        named.provider = protocol::ProviderPreference::sockets;
+        CHECK(as<protocol::CreateReply>(s->handle(named)).status == Status::bad_provider);
+    }
     CHECK_FALSE(f.part_exists("pool.0")); // the pool this session created is removed again
     CHECK(f.store->pools_in_use().empty());
 

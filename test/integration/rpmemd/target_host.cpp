@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "target_host.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+#include <sys/stat.h>
+
+#include "poolset/pool_header.h"
+
+namespace rpmem::test {
+
+ScratchDir::ScratchDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "rpmemd-it-XXXXXX").string();
+    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+    path_ = pattern;
+}
+
+ScratchDir::~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+}
+
+std::string ScratchDir::write(const std::string& name, const std::string& text,
+                              unsigned mode) const {
+    auto file = path_ / name;
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
+    REQUIRE(::chmod(file.c_str(), mode) == 0);
+    return file.string();
+}
+
+std::string ScratchDir::read(const std::string& name) const {
+    std::ifstream in(path_ / name, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::string pool_set_text(const std::filesystem::path& directory, const std::string& prefix,
+                          int parts, const std::string& size, const std::string& options) {
+    std::string text = "PMEMPOOLSET\n";
+    if (!options.empty())
+        text += "OPTION " + options + "\n";
+    for (int p = 0; p < parts; ++p)
+        text += size + " " + (directory / (prefix + "." + std::to_string(p))).string() + "\n";
+    return text;
+}
+
+PoolAttributes pmemobj_attributes(bool single_header) {
+    PoolAttributes a;
+    const char signature[8] = {'P', 'M', 'E', 'M', 'O', 'B', 'J', '\0'};
+    std::copy(std::begin(signature), std::end(signature), a.signature.begin());
+    a.major = 6;
+    a.incompat_features = poolset::kFeatureChecksum2K | poolset::kFeatureShutdownState |
+                          (single_header ? poolset::kFeatureSingleHeader : 0);
+    for (std::uint8_t i = 0; i < 16; ++i) {
+        a.poolset_uuid[i] = static_cast<std::uint8_t>(0x10 + i);
+        a.uuid[i] = static_cast<std::uint8_t>(0x20 + i);
+        a.next_uuid[i] = static_cast<std::uint8_t>(0x30 + i);
+        a.prev_uuid[i] = static_cast<std::uint8_t>(0x40 + i);
+    }
+    a.user_flags = poolset::ArchFlags::local().encode();
+    return a;
+}
+
+TargetHost::TargetHost()
+    : TargetHost(Options{}) {}
+
+TargetHost::TargetHost(Options options)
+    : options_(std::move(options)) {
+    channel::CredentialOptions tls;
+    tls.server_names = {"localhost", "127.0.0.1"};
+    tls.client_identity = options_.client_identity;
+    tls.write_ca_key = true; // tests sign more client certificates with it
+    auto files = channel::write_credentials(dir_.path() / "tls", tls);
+    REQUIRE(files);
+    credentials_ = *files;
+    std::filesystem::create_directories(sets_dir());
+
+    std::string config = "# written by the test\n"
+                         "poolset-dir = " +
+                         sets_dir() +
+                         "\n"
+                         "listen = 127.0.0.1:0\n"
+                         "tls-ca = " +
+                         credentials_.ca_certificate.string() +
+                         "\n"
+                         "tls-cert = " +
+                         credentials_.server_certificate.string() +
+                         "\n"
+                         "tls-key = " +
+                         credentials_.server_key.string() +
+                         "\n"
+                         "log-file = " +
+                         log_file() +
+                         "\n"
+                         "log-level = info\n";
+    for (const auto& line : options_.config_lines)
+        config += line + "\n";
+    dir_.write("rpmemd.conf", config);
+    dir_.write("client.conf", "");
+    if (options_.start)
+        start();
+}
+
+TargetHost::~TargetHost() = default;
+
+void TargetHost::start() {
+    REQUIRE_FALSE(daemon_);
+    auto started = DaemonProcess::start(built_program("RPMEMD"), {"--config", config_file()});
+    INFO((started ? std::string() : started.error().message()));
+    REQUIRE(started);
+    daemon_.emplace(std::move(*started));
+}
+
+DaemonProcess& TargetHost::daemon() {
+    REQUIRE(daemon_);
+    return *daemon_;
+}
+
+std::uint16_t TargetHost::port() {
+    return daemon().port();
+}
+
+std::string TargetHost::write_set(const std::string& name, const std::string& text,
+                                  unsigned mode) const {
+    return dir_.write("sets/" + name, text, mode);
+}
+
+std::string TargetHost::write_set(const std::string& name, const std::string& prefix, int parts,
+                                  const std::string& options) const {
+    return write_set(name, pool_set_text(dir_.path(), prefix, parts, "2M", options));
+}
+
+Result<std::unique_ptr<channel::Client>> TargetHost::connect(std::optional<channel::TlsFiles> tls,
+                                                             std::string server_name) {
+    channel::ClientConfig config;
+    config.host = "127.0.0.1";
+    config.port = port();
+    config.server_name = std::move(server_name);
+    config.tls = tls ? *tls : credentials_.client();
+    config.connect_timeout = kPatience;
+    config.handshake_timeout = kPatience;
+    config.request_timeout = kPatience;
+    return channel::Client::connect(std::move(config));
+}
+
+std::unique_ptr<channel::Client> TargetHost::client() {
+    auto connected = connect();
+    INFO((connected ? std::string() : connected.error().message()));
+    REQUIRE(connected);
+    return std::move(*connected);
+}
+
+std::map<std::string, std::string> TargetHost::client_environment() const {
+    return {{"RPMEM_TLS_CA", credentials_.ca_certificate.string()},
+            {"RPMEM_TLS_CERT", credentials_.client_certificate.string()},
+            {"RPMEM_TLS_KEY", credentials_.client_key.string()},
+            {"RPMEM_CONFIG", dir_ / "client.conf"}}; // empty: nothing from ~/.config or /etc
+}
+
+std::string TargetHost::target() {
+    return "127.0.0.1:" + std::to_string(port());
+}
+
+} // namespace rpmem::test
