@@ -58,8 +58,10 @@ struct Config {
     unsigned nthreads = 0;      // fabric responder threads; 0: one per core
     // A client that sends no frame (request or heartbeat ping) for this long is taken for dead:
     // its session ends, its data plane is fenced and its pool released. Told to clients in the
-    // Hello reply; librpmem pings every second.
-    std::chrono::milliseconds heartbeat{2000};
+    // Hello reply; librpmem pings every second (or a third of this, if shorter). Generous by
+    // default: a client that dies closes its TCP connection at once, this only catches frozen
+    // or cut-off ones, and a busy 2-core machine can delay a ping by a second.
+    std::chrono::milliseconds heartbeat{10000};
     // A new connection must complete the TLS handshake and the Hello exchange within this.
     std::chrono::milliseconds session_timeout{10000};
     // Once listening, rpmemd writes the bound port (a decimal line) to this file; empty: none.

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * An unmodified libpmemobj application, as the compat tests need one: it knows nothing of
+ * rpmem; replication happens because its pool set has a REPLICA line.
+ *
+ *   obj_tx create SET COUNT    create the pool and run COUNT transactions
+ *   obj_tx run SET FROM COUNT  open it and run transactions FROM .. FROM+COUNT-1, printing
+ *                              "committed N" after each (for the crash tests)
+ *   obj_tx verify SET COUNT    open it and check that exactly COUNT transactions are there
+ *                              (COUNT "any": as many as the counter says, all consistent)
+ *
+ * Transaction i sets slot i % SLOTS to value(i) and the counter to i + 1, atomically.
+ */
+#include <inttypes.h>
+#include <libpmemobj.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LAYOUT "rpmem-compat"
+#define SLOTS 512
+
+struct root {
+    uint64_t count;
+    uint64_t slots[SLOTS];
+};
+
+static uint64_t value(uint64_t i) {
+    return (i + 1) * 0x9E3779B97F4A7C15ULL;
+}
+
+static int run(PMEMobjpool* pop, uint64_t from, uint64_t count, int verbose) {
+    PMEMoid root_oid = pmemobj_root(pop, sizeof(struct root));
+    struct root* root = pmemobj_direct(root_oid);
+    if (root == NULL) {
+        fprintf(stderr, "pmemobj_root: %s\n", pmemobj_errormsg());
+        return 1;
+    }
+    for (uint64_t i = from; i < from + count; ++i) {
+        int failed = 0;
+        TX_BEGIN(pop) {
+            uint64_t slot = i % SLOTS;
+            pmemobj_tx_add_range_direct(&root->slots[slot], sizeof root->slots[slot]);
+            root->slots[slot] = value(i);
+            pmemobj_tx_add_range_direct(&root->count, sizeof root->count);
+            root->count = i + 1;
+        }
+        TX_ONABORT {
+            failed = 1;
+        }
+        TX_END
+        if (failed) {
+            fprintf(stderr, "transaction %" PRIu64 " aborted: %s\n", i, pmemobj_errormsg());
+            return 1;
+        }
+        if (verbose) {
+            printf("committed %" PRIu64 "\n", i + 1);
+            fflush(stdout);
+        }
+    }
+    return 0;
+}
+
+static int verify(PMEMobjpool* pop, const char* expected_count) {
+    struct root* root = pmemobj_direct(pmemobj_root(pop, sizeof(struct root)));
+    if (root == NULL) {
+        fprintf(stderr, "pmemobj_root: %s\n", pmemobj_errormsg());
+        return 1;
+    }
+    uint64_t count =
+        strcmp(expected_count, "any") == 0 ? root->count : strtoull(expected_count, NULL, 10);
+    if (root->count != count) {
+        fprintf(stderr, "counter is %" PRIu64 ", expected %" PRIu64 "\n", root->count, count);
+        return 1;
+    }
+    for (uint64_t slot = 0; slot < SLOTS; ++slot) {
+        uint64_t expected = 0;
+        if (count > slot) /* the last transaction that wrote this slot */
+            expected = value(slot + (count - 1 - slot) / SLOTS * SLOTS);
+        if (root->slots[slot] != expected) {
+            fprintf(stderr, "slot %" PRIu64 " holds %#" PRIx64 ", expected %#" PRIx64 "\n", slot,
+                    root->slots[slot], expected);
+            return 1;
+        }
+    }
+    printf("verified %" PRIu64 " transactions\n", count);
+    return 0;
+}
+
+int main(int argc, char* argv[]) {
+    if (argc < 4) {
+        fprintf(stderr, "usage: %s create|run|verify SET COUNT | run SET FROM COUNT\n", argv[0]);
+        return 2;
+    }
+    const char* mode = argv[1];
+    const char* set = argv[2];
+    int status;
+    PMEMobjpool* pop;
+
+    if (strcmp(mode, "create") == 0) {
+        pop = pmemobj_create(set, LAYOUT, 0, 0600);
+        if (pop == NULL) {
+            fprintf(stderr, "pmemobj_create %s: %s\n", set, pmemobj_errormsg());
+            return 1;
+        }
+        status = run(pop, 0, strtoull(argv[3], NULL, 10), 0);
+    } else {
+        pop = pmemobj_open(set, LAYOUT);
+        if (pop == NULL) {
+            fprintf(stderr, "pmemobj_open %s: %s\n", set, pmemobj_errormsg());
+            return 1;
+        }
+        if (strcmp(mode, "run") == 0 && argc == 5)
+            status = run(pop, strtoull(argv[3], NULL, 10), strtoull(argv[4], NULL, 10), 1);
+        else if (strcmp(mode, "verify") == 0)
+            status = verify(pop, argv[3]);
+        else
+            status = 2;
+    }
+    pmemobj_close(pop);
+    return status;
+}
