@@ -99,8 +99,16 @@ Result<void> RawTlsClient::read_exactly(std::uint8_t* data, std::size_t length) 
         int got = SSL_read(ssl_, data, static_cast<int>(length));
         if (got <= 0) {
             int error = SSL_get_error(ssl_, got);
-            if (error == SSL_ERROR_ZERO_RETURN || (error == SSL_ERROR_SYSCALL && errno == 0))
+            // A close with or without TLS close_notify (OpenSSL 3 reports the latter as an
+            // "unexpected eof" SSL error), or a reset.
+            bool closed = error == SSL_ERROR_ZERO_RETURN ||
+                          (error == SSL_ERROR_SYSCALL && (errno == 0 || errno == ECONNRESET)) ||
+                          (error == SSL_ERROR_SSL &&
+                           ERR_GET_REASON(ERR_peek_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING);
+            if (closed) {
+                ERR_clear_error();
                 return fail(ECONNRESET, "the server closed the connection");
+            }
             if (error == SSL_ERROR_SYSCALL && (errno == EAGAIN || errno == EWOULDBLOCK))
                 return fail(ETIMEDOUT, "no frame from the server in time");
             if (error == SSL_ERROR_SYSCALL)

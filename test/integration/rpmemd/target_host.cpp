@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "target_host.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include <catch2/catch.hpp>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "poolset/pool_header.h"
 
@@ -153,6 +157,33 @@ std::unique_ptr<channel::Client> TargetHost::client() {
     INFO((connected ? std::string() : connected.error().message()));
     REQUIRE(connected);
     return std::move(*connected);
+}
+
+bool TargetHost::wait_for_log(std::string_view text) {
+    int watch = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    REQUIRE(watch >= 0);
+    auto deadline = std::chrono::steady_clock::now() + kPatience;
+    // Watch first, then read: a line written in between is not missed.
+    REQUIRE(::inotify_add_watch(watch, log_file().c_str(), IN_MODIFY) >= 0);
+    bool found = false;
+    for (;;) {
+        if (dir_.read("rpmemd.log").find(text) != std::string::npos) {
+            found = true;
+            break;
+        }
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0)
+            break;
+        pollfd p{watch, POLLIN, 0};
+        if (::poll(&p, 1, static_cast<int>(left.count())) > 0) {
+            char events[4096];
+            while (::read(watch, events, sizeof(events)) > 0) {
+            }
+        }
+    }
+    ::close(watch);
+    return found;
 }
 
 std::map<std::string, std::string> TargetHost::client_environment() const {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/error.h"
@@ -79,6 +80,10 @@ public:
                                                      std::string server_name = {});
     // As connect(), failing the test when it fails.
     std::unique_ptr<channel::Client> client();
+
+    // Waits until the daemon's log contains `text` (inotify on the log file, no polling
+    // loop), within kPatience; false when it never came.
+    bool wait_for_log(std::string_view text);
 
     // The environment rpmemctl and the client library read (RPMEM_TLS_*).
     std::map<std::string, std::string> client_environment() const;

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The real rpmemd refuses, clearly, every client it must not serve: a certificate from another
+// CA, no client certificate, an expired certificate, an identity not on the allow list; and a
+// client refuses a server whose certificate does not name the host it dialled. Each refusal
+// leaves the daemon serving the next, good, client.
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+
+#include <catch2/catch.hpp>
+#include <openssl/pem.h>
+
+#include "channel/credentials.h"
+#include "target_host.h"
+
+using namespace rpmem;
+using namespace rpmem::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+// The test CA of `host` (TargetHost writes ca.key), to sign more client certificates.
+channel::CertifiedKey load_ca(TargetHost& host) {
+    const auto& files = host.credentials();
+    FILE* key_file = std::fopen(files.ca_key.c_str(), "r");
+    FILE* cert_file = std::fopen(files.ca_certificate.c_str(), "r");
+    REQUIRE(key_file != nullptr);
+    REQUIRE(cert_file != nullptr);
+    channel::KeyPtr key(PEM_read_PrivateKey(key_file, nullptr, nullptr, nullptr));
+    channel::X509Ptr certificate(PEM_read_X509(cert_file, nullptr, nullptr, nullptr));
+    std::fclose(key_file);
+    std::fclose(cert_file);
+    REQUIRE(key);
+    REQUIRE(certificate);
+    return channel::CertifiedKey(std::move(key), std::move(certificate));
+}
+
+void check_still_serving(TargetHost& host) {
+    auto good = host.connect();
+    INFO((good ? std::string() : good.error().message()));
+    REQUIRE(good);
+    CHECK((*good)->call(protocol::StatusRequest{}));
+}
+
+} // namespace
+
+TEST_CASE("a client certificate from another CA is refused") {
+    TargetHost host;
+    ScratchDir elsewhere;
+    channel::CredentialOptions options;
+    options.server_names = {"localhost", "127.0.0.1"};
+    options.client_identity = "alice";
+    auto foreign = channel::write_credentials(elsewhere.path(), options);
+    REQUIRE(foreign);
+
+    SECTION("the client trusts our CA but its certificate is foreign") {
+        channel::TlsFiles tls{host.credentials().ca_certificate, foreign->client_certificate,
+                              foreign->client_key};
+        auto client = host.connect(tls);
+        REQUIRE_FALSE(client);
+        CHECK(client.error().errno_value() == EACCES);
+        CHECK_THAT(client.error().message(), Catch::Contains("refused by the server"));
+    }
+    SECTION("the client trusts another CA: the server's certificate is refused") {
+        auto client = host.connect(foreign->client());
+        REQUIRE_FALSE(client);
+        CHECK(client.error().errno_value() == EACCES);
+        CHECK_THAT(client.error().message(), Catch::Contains("server certificate rejected"));
+    }
+    check_still_serving(host);
+}
+
+TEST_CASE("a client without a certificate is refused") {
+    TargetHost host;
+    auto client = host.connect(channel::TlsFiles{host.credentials().ca_certificate, {}, {}});
+    REQUIRE_FALSE(client);
+    CHECK(client.error().errno_value() == EACCES);
+    CHECK_THAT(client.error().message(), Catch::Contains("certificate none"));
+    check_still_serving(host);
+    CHECK_THAT(host.dir().read("rpmemd.log"), Catch::Contains("refused connection from 127.0.0.1"));
+}
+
+TEST_CASE("an expired client certificate is refused") {
+    TargetHost host;
+    auto ca = load_ca(host);
+    auto now = std::chrono::system_clock::now();
+    auto expired = channel::make_client_certificate(ca, "alice", {now - 48h, now - 24h});
+    REQUIRE(expired);
+    REQUIRE(expired->write(host.dir() / "expired.crt", host.dir() / "expired.key", false));
+
+    auto client = host.connect(channel::TlsFiles{
+        host.credentials().ca_certificate, host.dir() / "expired.crt", host.dir() / "expired.key"});
+    REQUIRE_FALSE(client);
+    CHECK(client.error().errno_value() == EACCES);
+    CHECK_THAT(host.dir().read("rpmemd.log"), Catch::Contains("expired"));
+    check_still_serving(host);
+}
+
+TEST_CASE("a server certificate not naming the dialled host is refused by the client") {
+    TargetHost host;
+    auto client = host.connect({}, "otherhost.example");
+    REQUIRE_FALSE(client);
+    CHECK(client.error().errno_value() == EACCES);
+    CHECK_THAT(client.error().message(), Catch::Contains("otherhost.example"));
+    check_still_serving(host);
+}
+
+TEST_CASE("an identity missing from allow-client is refused; one on it is served") {
+    TargetHost host({.config_lines = {"allow-client = bob", "allow-client = carol"}});
+    auto alice = host.connect();
+    REQUIRE_FALSE(alice);
+    CHECK(alice.error().errno_value() == EPERM);
+    CHECK_THAT(alice.error().message(), Catch::Contains("'alice' is not allowed"));
+
+    auto ca = load_ca(host);
+    auto carol = channel::make_client_certificate(ca, "carol", channel::Validity::days_from_now(1));
+    REQUIRE(carol);
+    REQUIRE(carol->write(host.dir() / "carol.crt", host.dir() / "carol.key", false));
+    auto client = host.connect(channel::TlsFiles{
+        host.credentials().ca_certificate, host.dir() / "carol.crt", host.dir() / "carol.key"});
+    INFO((client ? std::string() : client.error().message()));
+    REQUIRE(client);
+    CHECK((*client)->hello().identity == "carol");
+    CHECK_THAT(host.dir().read("rpmemd.log"), Catch::Contains("('alice')"));
+}
