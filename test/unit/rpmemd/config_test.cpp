@@ -265,3 +265,16 @@ TEST_CASE("listen on port 0 takes any free port; port-file names where to write 
     REQUIRE(line);
     CHECK_THAT(line->overrides, Catch::Contains("port-file = /tmp/port"));
 }
+
+TEST_CASE("the shipped example config is valid") {
+    std::ifstream in(RPMEMD_CONF_EXAMPLE);
+    REQUIRE(in);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    Config config;
+    auto applied = apply_config_text(text, "rpmemd.conf.example", config);
+    INFO((applied ? std::string() : applied.error().message()));
+    REQUIRE(applied);
+    CHECK(config.poolset_dir == "/var/lib/rpmem/pools");
+    CHECK(config.listen_port == kDefaultPort);
+    CHECK(config.heartbeat == std::chrono::seconds(10));
+}
