@@ -15,6 +15,7 @@
 
 #include "channel/client.h"
 #include "client/lane_set.h"
+#include "client/logger.h"
 #include "protocol/request.h"
 
 namespace rpmem::client {
@@ -171,8 +172,11 @@ private:
         if (result)
             return result;
         const std::lock_guard lock(broken_mutex_);
-        if (!broken_error_)
+        if (!broken_error_) {
             broken_error_ = result.error();
+            logger().error("{}: pool set {} is broken: {} ({})", where_, pool_set_,
+                           broken_error_->message(), std::strerror(broken_error_->errno_value()));
+        }
         broken_.store(true, std::memory_order_release);
         return fail(*broken_error_);
     }
@@ -272,10 +276,16 @@ Result<std::unique_ptr<Replica>> start(bool create, const Settings& settings, co
                                        std::string_view pool_set, std::span<std::byte> pool,
                                        unsigned& lanes, const PoolAttributes* create_attributes,
                                        PoolAttributes* open_attributes) {
+    configure_logger(settings);
     auto session = std::make_unique<Session>(settings, target, pool_set, pool);
     if (auto established = session->establish(create, lanes, create_attributes, open_attributes);
-        !established)
+        !established) {
+        logger().error("{} {} on {}: {}", create ? "creating" : "opening", pool_set,
+                       target.to_string(), established.error().message());
         return fail(std::move(established.error()));
+    }
+    logger().info("{} {} on {}: {} lanes", create ? "created" : "opened", pool_set,
+                  target.to_string(), lanes);
     return std::unique_ptr<Replica>(std::move(session));
 }
 

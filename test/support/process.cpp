@@ -33,8 +33,12 @@ int status_of(int raw) {
 
 } // namespace
 
-Process Process::spawn(const std::vector<std::string>& argv, const EnvironmentChanges& environment,
-                       const std::optional<std::filesystem::path>& log) {
+namespace {
+
+// Forks and execs; the child's stdout goes to `stdout_target` and its stderr to `stderr_target`
+// when those are >= 0.
+pid_t start_child(const std::vector<std::string>& argv, const EnvironmentChanges& environment,
+                  int stdout_target, int stderr_target, int close_in_child) {
     if (argv.empty())
         throw std::invalid_argument("spawn: empty argv");
     // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
@@ -58,26 +62,75 @@ Process Process::spawn(const std::vector<std::string>& argv, const EnvironmentCh
         arg_pointers.push_back(arg.data());
     arg_pointers.push_back(nullptr);
 
-    int log_fd = -1;
-    if (log) {
-        log_fd = ::open(log->c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        if (log_fd < 0)
-            throw std::runtime_error("opening " + log->string() + ": " + std::strerror(errno));
-    }
     pid_t pid = ::fork();
     if (pid < 0)
         throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
-        if (log_fd >= 0) {
-            ::dup2(log_fd, STDOUT_FILENO);
-            ::dup2(log_fd, STDERR_FILENO);
-        }
+        if (close_in_child >= 0)
+            ::close(close_in_child);
+        if (stdout_target >= 0)
+            ::dup2(stdout_target, STDOUT_FILENO);
+        if (stderr_target >= 0)
+            ::dup2(stderr_target, STDERR_FILENO);
         ::execvpe(arg_pointers[0], arg_pointers.data(), envp.data());
         ::_exit(127);
     }
+    return pid;
+}
+
+int open_log(const std::optional<std::filesystem::path>& log) {
+    if (!log)
+        return -1;
+    int fd = ::open(log->c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        throw std::runtime_error("opening " + log->string() + ": " + std::strerror(errno));
+    return fd;
+}
+
+} // namespace
+
+Process Process::spawn(const std::vector<std::string>& argv, const EnvironmentChanges& environment,
+                       const std::optional<std::filesystem::path>& log) {
+    const int log_fd = open_log(log);
+    pid_t pid = start_child(argv, environment, log_fd, log_fd, -1);
     if (log_fd >= 0)
         ::close(log_fd);
     return Process(pid);
+}
+
+Process Process::spawn_piped(const std::vector<std::string>& argv,
+                             const EnvironmentChanges& environment, int& stdout_fd,
+                             const std::optional<std::filesystem::path>& log) {
+    int pipe_fds[2];
+    if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
+        throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    const int log_fd = open_log(log);
+    pid_t pid = start_child(argv, environment, pipe_fds[1], log_fd, pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    if (log_fd >= 0)
+        ::close(log_fd);
+    stdout_fd = pipe_fds[0];
+    return Process(pid);
+}
+
+std::optional<std::string> read_line(int fd, std::chrono::steady_clock::time_point deadline) {
+    std::string line;
+    for (;;) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0)
+            return std::nullopt;
+        pollfd entry{fd, POLLIN, 0};
+        if (::poll(&entry, 1, static_cast<int>(left.count())) <= 0)
+            continue;
+        char c = 0;
+        ssize_t got = ::read(fd, &c, 1);
+        if (got <= 0)
+            return std::nullopt;
+        if (c == '\n')
+            return line;
+        line += c;
+    }
 }
 
 Process::Process(Process&& other) noexcept

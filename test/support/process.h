@@ -24,6 +24,12 @@ public:
                          const EnvironmentChanges& environment = {},
                          const std::optional<std::filesystem::path>& log = std::nullopt);
 
+    // As spawn(), with the child's stdout on a pipe whose read end is returned (the caller
+    // closes it); stderr goes to `log` or is inherited.
+    static Process spawn_piped(const std::vector<std::string>& argv,
+                               const EnvironmentChanges& environment, int& stdout_fd,
+                               const std::optional<std::filesystem::path>& log = std::nullopt);
+
     Process() = default; // no child
     Process(Process&& other) noexcept;
     Process& operator=(Process&& other) noexcept;
@@ -48,6 +54,10 @@ struct RunResult {
     int status = -1;    // exit status, 128 + signal, or -1 when it timed out (then killed)
     std::string output; // stdout and stderr
 };
+
+// Reads one line from `fd` (without the newline), waiting until `deadline`; nullopt at the
+// deadline or at the end of the stream.
+std::optional<std::string> read_line(int fd, std::chrono::steady_clock::time_point deadline);
 
 // Runs a program to completion (or kills it at the deadline) and collects its output.
 RunResult run(const std::vector<std::string>& argv, const EnvironmentChanges& environment = {},

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "compat_helpers.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+namespace rpmem::test {
+
+namespace fs = std::filesystem;
+
+EnvironmentChanges pmdk_environment(const RpmemdInstance& rpmemd) {
+    EnvironmentChanges environment = rpmemd.client_environment();
+    environment["LD_LIBRARY_PATH"] = required_environment("LIBRPMEM_DIR");
+    if (const char* preload = std::getenv("ASAN_PRELOAD"); preload != nullptr && *preload)
+        environment["LD_PRELOAD"] = preload;
+    environment["PMEM_IS_PMEM_FORCE"] = "1";
+    environment["RPMEM_TIMEOUT"] = "5000";
+    return environment;
+}
+
+RunResult obj_tx(const std::vector<std::string>& args, const EnvironmentChanges& environment) {
+    std::vector<std::string> argv{required_environment("OBJ_TX")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run(argv, environment);
+}
+
+RunResult pmempool(const std::vector<std::string>& args, const EnvironmentChanges& environment) {
+    std::vector<std::string> argv{"pmempool"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run(argv, environment);
+}
+
+fs::path write_file(const fs::path& path, const std::string& text) {
+    fs::create_directories(path.parent_path());
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out)
+        throw std::runtime_error("writing " + path.string());
+    return path;
+}
+
+std::string read_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+fs::path initiator_part(const TempDir& root) {
+    return root / "initiator" / "pool.part0";
+}
+
+fs::path initiator_set(const TempDir& root, const std::vector<std::string>& replicas) {
+    std::string text =
+        "PMEMPOOLSET\n" + std::string(kPoolSize) + " " + initiator_part(root).string() + "\n";
+    for (const std::string& replica : replicas)
+        text += "REPLICA " + replica + "\n";
+    return write_file(root / "initiator" / "pool.set", text);
+}
+
+void target_set(const RpmemdInstance& rpmemd, const std::string& name, const fs::path& part) {
+    fs::create_directories(part.parent_path());
+    rpmemd.write_pool_set(name,
+                          "PMEMPOOLSET\n" + std::string(kPoolSize) + " " + part.string() + "\n");
+}
+
+RunResult verify_target_copy(const TempDir& root, const fs::path& target_part,
+                             const std::string& expected_count,
+                             const EnvironmentChanges& environment) {
+    const std::string initiator_bytes = read_file(initiator_part(root));
+    const std::string target_bytes = read_file(target_part);
+    if (initiator_bytes.size() != target_bytes.size() || target_bytes.size() < 4096)
+        return {1, "the initiator's and the target's parts differ in size"};
+    // Work on copies: libpmemobj may recover (roll back) an interrupted transaction on open.
+    const fs::path master = write_file(root / "failover" / "master.part0", target_bytes);
+    const fs::path replica =
+        write_file(root / "failover" / "replica.part0",
+                   initiator_bytes.substr(0, 4096) + target_bytes.substr(4096));
+    const fs::path set =
+        write_file(root / "failover" / "failover.set",
+                   "PMEMPOOLSET\n" + std::string(kPoolSize) + " " + master.string() +
+                       "\nREPLICA\n" + kPoolSize + " " + replica.string() + "\n");
+    return obj_tx({"verify", set.string(), expected_count}, environment);
+}
+
+} // namespace rpmem::test

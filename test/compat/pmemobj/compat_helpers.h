@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "process.h"
+#include "rpmemd_instance.h"
+#include "temp_dir.h"
+
+namespace rpmem::test {
+
+inline constexpr const char* kPoolSize = "32M";
+
+// What every PMDK program of these tests runs with: our librpmem.so.1 first on the library
+// path, the sanitizer runtime of our build preloaded into Debian's binaries, local parts
+// treated as persistent memory (msync would dominate every figure otherwise), and the client
+// settings that reach `rpmemd`.
+EnvironmentChanges pmdk_environment(const RpmemdInstance& rpmemd);
+
+RunResult obj_tx(const std::vector<std::string>& args, const EnvironmentChanges& environment);
+RunResult pmempool(const std::vector<std::string>& args, const EnvironmentChanges& environment);
+
+std::filesystem::path write_file(const std::filesystem::path& path, const std::string& text);
+std::string read_file(const std::filesystem::path& path);
+
+// The initiator's set under root/initiator: one local part and a REPLICA line per target.
+std::filesystem::path initiator_set(const TempDir& root, const std::vector<std::string>& replicas);
+std::filesystem::path initiator_part(const TempDir& root);
+
+// The target's set `name` in rpmemd's pool set directory, with its one part at `part`.
+void target_set(const RpmemdInstance& rpmemd, const std::string& name,
+                const std::filesystem::path& part);
+
+// Opens the target's copy as the master replica of a local set whose second replica is the
+// initiator's header page followed by the target's data (no data byte from the initiator),
+// and runs `obj_tx verify` with `expected_count` ("any" accepts whatever the pool holds).
+RunResult verify_target_copy(const TempDir& root, const std::filesystem::path& target_part,
+                             const std::string& expected_count,
+                             const EnvironmentChanges& environment);
+
+} // namespace rpmem::test

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Debian's pmempool (libpmempool) on pool sets with a REPLICA line: create, rm, and sync
+// rebuilding a lost remote replica (libpmempool removes the broken remote pool by running
+// $RPMEM_SSH itself; rpmem-ssh relays that to rpmemd over TLS).
+#include <filesystem>
+
+#include <catch2/catch.hpp>
+
+#include "compat_helpers.h"
+
+using namespace rpmem::test;
+namespace fs = std::filesystem;
+
+TEST_CASE("pmempool create obj and pmempool rm on a set with a REPLICA line") {
+    TempDir root("rpmem-compat-pmempool");
+    RpmemdInstance rpmemd(root);
+    const fs::path target_part = root / "target" / "pool.part0";
+    target_set(rpmemd, "remote.set", target_part);
+    const fs::path set = initiator_set(root, {rpmemd.target() + " remote.set"});
+    const EnvironmentChanges environment = pmdk_environment(rpmemd);
+
+    auto created =
+        pmempool({"create", "obj", "--layout", "rpmem-compat", set.string()}, environment);
+    INFO(created.output);
+    REQUIRE(created.status == 0);
+    CHECK(fs::exists(initiator_part(root)));
+    CHECK(fs::exists(target_part));
+
+    // The pool pmempool made is a working replicated pool.
+    auto used = obj_tx({"run", set.string(), "0", "50"}, environment);
+    INFO(used.output);
+    REQUIRE(used.status == 0);
+    auto verified = verify_target_copy(root, target_part, "50", environment);
+    INFO(verified.output);
+    CHECK(verified.status == 0);
+
+    auto removed = pmempool({"rm", "-v", set.string()}, environment);
+    INFO(removed.output);
+    REQUIRE(removed.status == 0);
+    CHECK_FALSE(fs::exists(initiator_part(root)));
+    CHECK_FALSE(fs::exists(target_part));
+    CHECK(fs::exists(rpmemd.poolset_dir() / "remote.set")); // -a would remove it too
+
+    // Created again, `rm -a` also removes the remote pool set file.
+    created = pmempool({"create", "obj", "--layout", "rpmem-compat", set.string()}, environment);
+    REQUIRE(created.status == 0);
+    removed = pmempool({"rm", "-a", set.string()}, environment);
+    INFO(removed.output);
+    REQUIRE(removed.status == 0);
+    CHECK_FALSE(fs::exists(target_part));
+    CHECK_FALSE(fs::exists(rpmemd.poolset_dir() / "remote.set"));
+}
+
+TEST_CASE("pmempool sync rebuilds a deleted remote replica") {
+    TempDir root("rpmem-compat-sync");
+    RpmemdInstance rpmemd(root);
+    const fs::path target_part = root / "target" / "pool.part0";
+    target_set(rpmemd, "remote.set", target_part);
+    const fs::path set = initiator_set(root, {rpmemd.target() + " remote.set"});
+    EnvironmentChanges environment = pmdk_environment(rpmemd);
+    environment["RPMEM_SSH"] = required_environment("RPMEM_SSH_SHIM");
+
+    auto created = obj_tx({"create", set.string(), "300"}, environment);
+    INFO(created.output);
+    REQUIRE(created.status == 0);
+
+    fs::remove(target_part);
+    auto synced = pmempool({"sync", "-v", set.string()}, environment);
+    INFO(synced.output);
+    REQUIRE(synced.status == 0);
+    REQUIRE(fs::exists(target_part));
+
+    // The rebuilt replica holds every transaction, and the pool goes on replicating.
+    auto verified = verify_target_copy(root, target_part, "300", environment);
+    INFO(verified.output);
+    CHECK(verified.status == 0);
+    auto more = obj_tx({"run", set.string(), "300", "20"}, environment);
+    INFO(more.output);
+    CHECK(more.status == 0);
+    auto again = verify_target_copy(root, target_part, "320", environment);
+    INFO(again.output);
+    CHECK(again.status == 0);
+}
