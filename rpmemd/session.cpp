@@ -96,7 +96,7 @@ Session::Session(const SessionServices& services, channel::PeerInfo peer)
     : services_(services)
     , peer_(std::move(peer))
     , log_name_(fmt::format("session {} ({})", peer_.session_id, peer_text(peer_))) {
-    spdlog::info("{}: opened", log_name_);
+    spdlog::debug("{}: session handler made", log_name_);
 }
 
 Session::~Session() {
@@ -122,9 +122,12 @@ Reply Session::handle(const protocol::Request& request) {
 }
 
 void Session::on_close(const Error& reason) noexcept {
-    spdlog::info("{}: channel closed: {}", log_name_, reason.message());
+    // The channel logs why it ended; what matters here is the pool that goes with it.
     if (pool_)
-        spdlog::info("{}: releasing pool set '{}' of the closed channel", log_name_, pool_->name());
+        spdlog::info("{}: releasing pool set '{}' of the closed channel ({})", log_name_,
+                     pool_->name(), reason.message());
+    else
+        spdlog::debug("{}: channel closed: {}", log_name_, reason.message());
     (void)release(false);
 }
 

@@ -25,4 +25,22 @@ struct Command {
 int run_poolset_command(std::span<const std::string_view> args, std::ostream& out,
                         std::ostream& err);
 
+// `rpmemctl init ...` (init_command.cpp).
+int run_init_command(std::span<const std::string_view> args, std::ostream& out, std::ostream& err);
+
+// `rpmemctl status ...` (status_command.cpp).
+int run_status_command(std::span<const std::string_view> args, std::ostream& out,
+                       std::ostream& err);
+
+// `rpmemctl create ...` (create_command.cpp).
+int run_create_command(std::span<const std::string_view> args, std::ostream& out,
+                       std::ostream& err);
+
+// `rpmemctl remove ...` (remove_command.cpp).
+int run_remove_command(std::span<const std::string_view> args, std::ostream& out,
+                       std::ostream& err);
+
+// `rpmemctl info ...` (info_command.cpp).
+int run_info_command(std::span<const std::string_view> args, std::ostream& out, std::ostream& err);
+
 } // namespace rpmem::tools

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// rpmemctl: the administration tool. A dispatcher over subcommands, each in its own file; later
-// issues add init, status, create, remove and info to kCommands.
+// rpmemctl: the administration tool. A dispatcher over subcommands, each in its own file.
 #include <array>
 #include <iostream>
 #include <string_view>
@@ -13,6 +12,16 @@ namespace {
 using rpmem::tools::Command;
 
 constexpr std::array kCommands{
+    Command{"init", "make a CA, server and client certificates (init DIR)",
+            &rpmem::tools::run_init_command},
+    Command{"status", "ask a running rpmemd how it is doing (status TARGET)",
+            &rpmem::tools::run_status_command},
+    Command{"create", "create a pool on rpmemd (create TARGET SET [--signature SIG])",
+            &rpmem::tools::run_create_command},
+    Command{"info", "size and attributes of a pool on rpmemd (info TARGET SET)",
+            &rpmem::tools::run_info_command},
+    Command{"remove", "remove a pool on rpmemd (remove TARGET SET [--force] [--pool-set])",
+            &rpmem::tools::run_remove_command},
     Command{"poolset", "check pool set files (poolset check FILE [--json] [--target])",
             &rpmem::tools::run_poolset_command},
 };

@@ -114,7 +114,7 @@ TEST_CASE("a frozen client's pool is released when its heartbeat stops") {
     REQUIRE(host.wait_for_log("pool set 'pool.set' closed"));
     check_open_works(host);
     std::string log = host.dir().read("rpmemd.log");
-    CHECK_THAT(log, Catch::Contains("channel closed: no frame from the client for 2000 ms"));
+    CHECK_THAT(log, Catch::Contains("closed channel (no frame from the client for 2000 ms"));
     CHECK_THAT(log, Catch::Contains("releasing pool set 'pool.set' of the closed channel"));
     reap(holder);
 }
