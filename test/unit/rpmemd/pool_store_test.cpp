@@ -3,11 +3,14 @@
 // directory (both methods), create/open/set_attr/close/remove with PMDK rpmemd's rules, the
 // status each failure answers with, locking, and the headers a create writes.
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -429,4 +432,25 @@ TEST_CASE("a client identity may have its own pool set directory") {
     auto in_use = store.pools_in_use();
     REQUIRE(in_use.size() == 1);
     CHECK(in_use[0].directory == dir / "bob");
+}
+
+TEST_CASE("no_space: the parts do not fit on their file system") {
+    // A 3 MiB tmpfs in a mount namespace of this process alone, so nothing outside sees it.
+    // Needs CAP_SYS_ADMIN; elsewhere the case says so and checks nothing.
+    TempDir dir;
+    std::string small = dir / "small";
+    std::filesystem::create_directories(small);
+    if (::unshare(CLONE_NEWNS) != 0 ||
+        ::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        ::mount("tmpfs", small.c_str(), "tmpfs", 0, "size=3m") != 0) {
+        WARN("cannot mount a small tmpfs here (" << std::strerror(errno) << "); not checked");
+        return;
+    }
+    dir.write("sets/big.set", test::pool_set_text(small, "big", 2));
+    PoolStore store = store_in(dir);
+    auto created = store.create({"a", "big.set", 0, 1}, test::pmemobj_attributes());
+    CHECK(status_of_failure(created) == Status::no_space);
+    CHECK_FALSE(exists(small + "/big.0")); // what create made is gone again
+    CHECK_FALSE(exists(small + "/big.1"));
+    ::umount2(small.c_str(), MNT_DETACH);
 }
