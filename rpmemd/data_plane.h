@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -31,6 +32,10 @@ struct DataPlaneRequest {
     unsigned lanes = 1; // lanes to grant at most (already capped by the config)
     protocol::SessionToken token{};
     std::string session_name; // for log lines, e.g. "session 7"
+    // How the responder waits: busy-polls this long after its last completion before it
+    // blocks (nanoseconds::max(): never blocks), and the CPU it is pinned to (-1: none).
+    std::chrono::nanoseconds responder_spin = std::chrono::microseconds(200);
+    int responder_cpu = -1;
 };
 
 // What the client needs to reach the data plane, and what the method choice needs to know.

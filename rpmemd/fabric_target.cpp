@@ -12,6 +12,8 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <pthread.h>
+#include <sched.h>
 #include <spdlog/spdlog.h>
 
 #include "fabric/completion_queue.h"
@@ -35,7 +37,6 @@ static_assert(persist::LaneBinding::kTokenLength == protocol::kSessionTokenLengt
 
 constexpr std::size_t kPage = 4096;
 constexpr std::size_t kReplySlots = 2 * persist::kLaneCredits;
-constexpr std::chrono::microseconds kSpin{200};
 constexpr std::chrono::milliseconds kSlice{50};
 
 // The pool as the request handler sees it.
@@ -159,6 +160,8 @@ private:
         , token_(request.token)
         , pool_(*request.pool)
         , protected_prefix_(request.protected_prefix)
+        , responder_spin_(request.responder_spin)
+        , responder_cpu_(request.responder_cpu)
         , provider_(std::move(provider))
         , fabric_(std::move(fabric))
         , domain_(std::move(domain))
@@ -187,6 +190,8 @@ private:
     protocol::SessionToken token_;
     MappedPool pool_;
     std::size_t protected_prefix_;
+    std::chrono::nanoseconds responder_spin_;
+    int responder_cpu_;
     DataPlaneInfo info_;
 
     fabric::Provider provider_;
@@ -297,7 +302,14 @@ Result<void> FabricTarget::open(const DataPlaneRequest& request) {
 }
 
 void FabricTarget::run() noexcept {
-    fabric::Waiter waiter(fabric_.get(), fabric::WaitPolicy{kSpin, kSlice});
+    if (responder_cpu_ >= 0) {
+        cpu_set_t cpus;
+        CPU_ZERO(&cpus);
+        CPU_SET(responder_cpu_, &cpus);
+        if (pthread_setaffinity_np(pthread_self(), sizeof cpus, &cpus) != 0)
+            spdlog::warn("{}: cannot pin the responder to CPU {}", name_, responder_cpu_);
+    }
+    fabric::Waiter waiter(fabric_.get(), fabric::WaitPolicy{responder_spin_, kSlice});
     std::array<fabric::Completion, 32> completions;
     while (!stop_.load(std::memory_order_acquire)) {
         auto read = waiter.wait(*completions_, completions, events_.get(), nullptr,

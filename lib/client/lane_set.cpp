@@ -122,7 +122,9 @@ Result<void> LaneSet::open(const protocol::DataPath& data_path, std::string_view
 
     // Post every lane's connection request first, then wait for each: the handshakes overlap.
     fabric::EndpointOptions options;
-    options.wait.spin = settings.spin;
+    // An hour of spinning means "never block" (the benchmarks' setting).
+    options.wait.spin =
+        settings.spin >= std::chrono::hours(1) ? fabric::WaitPolicy::kSpinForever : settings.spin;
     options.tx_depth = settings.work_queue_size;
     options.rx_depth = persist::kLaneCredits;
     options.tx_timeout = settings.timeout;

@@ -25,4 +25,9 @@ struct Command {
 // made of, without the replication layers.
 int run_raw_command(std::span<const std::string_view> args, std::ostream& out, std::ostream& err);
 
+// `rpmem-bench persist ...` (persist_command.cpp): rpmem's replicated persists against the raw
+// round trip of the same shape, measured in the same run.
+int run_persist_command(std::span<const std::string_view> args, std::ostream& out,
+                        std::ostream& err);
+
 } // namespace rpmem::bench

@@ -15,6 +15,8 @@ using rpmem::bench::Command;
 constexpr std::array kCommands{
     Command{"raw", "fabric round trips on loopback: write+read, write+send+reply, commit, batch",
             &rpmem::bench::run_raw_command},
+    Command{"persist", "rpmem's replicated persists against the raw round trip, same run",
+            &rpmem::bench::run_persist_command},
 };
 
 void print_usage(std::ostream& out) {

@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// `rpmem-bench persist`: the latency of replicated persists through rpmem's own data path,
+// against the raw fabric round trip of the same shape measured in the same run.
+//
+// Both run in this process over loopback, the target pinned to the last CPU and the client to
+// the first, both busy-polling. The baseline is `raw`'s target and client: write + send +
+// reply (gpspm), write with FI_COMMIT_COMPLETE (commit), write + 8-byte read (apm), nothing
+// flushed. rpmem's side is rpmemd's FabricTarget serving a real pool file (put it on tmpfs or
+// set PMEM_IS_PMEM_FORCE=1, else msync dominates) and the client's LaneSet: strict persists
+// (data inline, copied with 8-byte stores and flushed by the target), and relaxed persists by
+// each method.
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <unistd.h>
+
+#include "client/lane_set.h"
+#include "command.h"
+#include "cpu_affinity.h"
+#include "fabric/deadline.h"
+#include "fabric/waiter.h"
+#include "latency_summary.h"
+#include "poolset/parser.h"
+#include "poolset/pool_mapping.h"
+#include "raw_client.h"
+#include "raw_target.h"
+#include "result_report.h"
+#include "rpmemd/fabric_target.h"
+#include "value_parsers.h"
+
+namespace rpmem::bench {
+
+namespace {
+
+using fabric::Clock;
+namespace fs = std::filesystem;
+
+struct PersistOptions {
+    std::string provider = "tcp";
+    std::vector<std::size_t> sizes{64, 4096, 65536, 1048576};
+    std::size_t iterations = 20000;
+    double duration = 2.0;
+    std::string pool_dir = "/dev/shm";
+    bool csv = false;
+    std::string output;
+};
+
+constexpr std::string_view kUsage =
+    R"(usage: rpmem-bench persist [OPTIONS]
+
+Replicated persist latency through rpmem's data path (rpmemd's FabricTarget serving a real
+pool file, the client's lanes) against the raw fabric round trip of the same shape, both
+measured in this run on loopback. Rows: raw-gpspm, raw-commit, raw-apm (the fabric), then
+strict (a plain rpmem_persist), relaxed-commit, relaxed-gpspm, relaxed-apm. The context lists
+each rpmem figure as a ratio to its raw counterpart.
+
+  --provider NAME      tcp (default) or sockets
+  --sizes LIST         persist sizes (default 64,4K,64K,1M)
+  --iterations N       measured persists per row, at most (default 20000)
+  --duration SECONDS   stop a row after this long (default 2)
+  --pool-dir DIR       where the target's pool file goes (default /dev/shm)
+  --format FORMAT      json (default) or csv
+  --output FILE        write the results there instead of standard output
+
+Run with PMEM_IS_PMEM_FORCE=1 unless the pool directory is persistent memory.
+)";
+
+std::optional<PersistOptions> parse_options(std::span<const std::string_view> args,
+                                            std::ostream& err, bool& help) {
+    PersistOptions options;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        std::string_view key = args[i];
+        if (key == "--help" || key == "-h") {
+            help = true;
+            return options;
+        }
+        std::optional<std::string_view> value;
+        if (auto equals = key.find('='); key.starts_with("--") && equals != key.npos) {
+            value = key.substr(equals + 1);
+            key = key.substr(0, equals);
+        } else if (i + 1 < args.size()) {
+            value = args[++i];
+        }
+        if (!value) {
+            fmt::print(err, "rpmem-bench persist: {} needs a value\n", key);
+            return std::nullopt;
+        }
+        bool ok = true;
+        if (key == "--provider") {
+            options.provider = std::string(*value);
+        } else if (key == "--sizes") {
+            auto sizes = parse_size_list(*value);
+            ok = sizes.has_value();
+            if (sizes)
+                options.sizes = *sizes;
+        } else if (key == "--iterations") {
+            auto counts = parse_count_list(*value);
+            ok = counts && counts->size() == 1;
+            if (ok)
+                options.iterations = counts->front();
+        } else if (key == "--duration") {
+            auto seconds = parse_seconds(*value);
+            ok = seconds.has_value();
+            if (seconds)
+                options.duration = *seconds;
+        } else if (key == "--pool-dir") {
+            options.pool_dir = std::string(*value);
+        } else if (key == "--format") {
+            ok = *value == "json" || *value == "csv";
+            options.csv = *value == "csv";
+        } else if (key == "--output") {
+            options.output = std::string(*value);
+        } else {
+            fmt::print(err, "rpmem-bench persist: unknown option {}\n", key);
+            return std::nullopt;
+        }
+        if (!ok) {
+            fmt::print(err, "rpmem-bench persist: bad value for {}: '{}'\n", key, *value);
+            return std::nullopt;
+        }
+    }
+    return options;
+}
+
+// Runs `once` repeatedly (a tenth of the iterations, at most 1000, unmeasured first) and
+// summarises the latencies.
+Result<ResultRow> measure(const std::string& name, std::size_t size, const PersistOptions& options,
+                          const std::function<Result<void>(std::size_t)>& once) {
+    const std::size_t warmup = std::min<std::size_t>(options.iterations / 10, 1000);
+    for (std::size_t i = 0; i < warmup; ++i)
+        if (auto done = once(i); !done)
+            return fail(std::move(done.error()).add_context(name));
+    std::vector<std::uint64_t> samples;
+    samples.reserve(options.iterations);
+    const auto limit = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(options.duration));
+    const Clock::time_point start = Clock::now();
+    Clock::time_point before = start;
+    for (std::size_t i = 0; i < options.iterations; ++i) {
+        if (auto done = once(i); !done)
+            return fail(std::move(done.error()).add_context(name));
+        const Clock::time_point after = Clock::now();
+        samples.push_back(static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(after - before).count()));
+        before = after;
+        if (after - start >= limit)
+            break;
+    }
+    ResultRow row;
+    row.operation = name;
+    row.size = size;
+    row.lanes = 1;
+    row.wait = "spin";
+    row.seconds = std::chrono::duration<double>(before - start).count();
+    row.latency = LatencySummary::of(samples);
+    if (row.seconds > 0) {
+        row.ops_per_s = static_cast<double>(row.latency.count) / row.seconds;
+        row.mb_per_s = row.ops_per_s * static_cast<double>(size) / 1e6;
+    }
+    return row;
+}
+
+// The fabric baseline: raw's target and client.
+Result<void> measure_raw(const PersistOptions& options, const std::vector<int>& cpus,
+                         Report& report) {
+    const std::size_t max_size = *std::max_element(options.sizes.begin(), options.sizes.end());
+    RawTargetConfig config;
+    config.provider = options.provider;
+    config.region_size = std::max<std::size_t>(kBatchWrites * max_size, 4096);
+    config.cpu = cpus.size() >= 2 ? cpus.back() : -1;
+    auto target = RawTarget::start(config);
+    if (!target)
+        return fail(std::move(target.error()));
+    (*target)->set_spin(std::chrono::nanoseconds(-1));
+    auto client = RawClient::connect(options.provider, config.address, (*target)->service(), 1,
+                                     config.region_size, (*target)->region());
+    if (!client)
+        return fail(std::move(client.error()));
+    (*client)->set_wait_policy(
+        fabric::WaitPolicy{fabric::WaitPolicy::kSpinForever, std::chrono::milliseconds(20)});
+    for (RawOperation operation : {RawOperation::gpspm, RawOperation::commit, RawOperation::apm}) {
+        for (std::size_t size : options.sizes) {
+            auto row =
+                measure(fmt::format("raw-{}", to_string(operation)), size, options,
+                        [&](std::size_t) { return (*client)->run_once(operation, 0, size); });
+            if (!row)
+                return fail(std::move(row.error()));
+            report.rows.push_back(std::move(*row));
+        }
+    }
+    return {};
+}
+
+// rpmem's data path: a pool file served by FabricTarget, reached through a LaneSet.
+class PersistBench {
+public:
+    PersistBench(const PersistOptions& options, std::vector<int> cpus)
+        : options_(options)
+        , cpus_(std::move(cpus)) {}
+
+    Result<void> run(Report& report) {
+        const std::size_t max_size =
+            *std::max_element(options_.sizes.begin(), options_.sizes.end());
+        // Room for the header page and a window of distinct ranges per size.
+        pool_size_ = std::max<std::size_t>(64 << 20, 4096 + 16 * max_size);
+        pool_size_ = (pool_size_ + (2 << 20) - 1) / (2 << 20) * (2 << 20);
+
+        std::string pattern = (fs::path(options_.pool_dir) / "rpmem-bench.XXXXXX").string();
+        if (::mkdtemp(pattern.data()) == nullptr)
+            return fail(Error::from_errno(errno, "making a directory in " + options_.pool_dir));
+        dir_ = pattern;
+        auto set = poolset::parse(
+            fmt::format("PMEMPOOLSET\n{} {}\n", pool_size_, (dir_ / "pool.part0").string()),
+            "rpmem-bench.set");
+        if (!set)
+            return fail(std::move(set.error()));
+        auto mapping = poolset::PoolMapping::create(*set);
+        if (!mapping)
+            return fail(std::move(mapping.error()));
+        mapping_.emplace(std::move(*mapping));
+        report.context.emplace_back(
+            "target pool", fmt::format("{} ({})", (dir_ / "pool.part0").string(),
+                                       mapping_->is_pmem() ? "persistent memory: CPU flushes"
+                                                           : "not persistent memory: msync"));
+
+        local_.reset(static_cast<std::byte*>(std::aligned_alloc(4096, pool_size_)));
+        if (!local_)
+            return fail(ENOMEM, "allocating the local pool");
+        for (std::size_t i = 0; i < pool_size_; ++i)
+            local_.get()[i] = static_cast<std::byte>(i * 131 + 7);
+
+        struct Mode {
+            protocol::PersistMethod method;
+            bool strict;
+            const char* name;
+        };
+        for (Mode mode : {Mode{protocol::PersistMethod::gpspm, true, "strict"},
+                          Mode{protocol::PersistMethod::commit, false, "relaxed-commit"},
+                          Mode{protocol::PersistMethod::gpspm, false, "relaxed-gpspm"},
+                          Mode{protocol::PersistMethod::apm, false, "relaxed-apm"}}) {
+            if (auto measured = measure_mode(mode.method, mode.strict, mode.name, report);
+                !measured)
+                return measured;
+        }
+        // Everything persisted (16 ranges of the largest size, past the header) must be in the
+        // target's pool.
+        if (std::memcmp(mapping_->data() + 4096, local_.get() + 4096, 16 * max_size) != 0)
+            return fail(EIO, "the target's pool does not hold the persisted bytes");
+        return {};
+    }
+
+    ~PersistBench() {
+        mapping_.reset();
+        std::error_code ignored;
+        if (!dir_.empty())
+            fs::remove_all(dir_, ignored);
+    }
+
+private:
+    Result<void> measure_mode(protocol::PersistMethod method, bool strict, const char* name,
+                              Report& report) {
+        daemon::DataPlaneRequest request;
+        request.provider = protocol::provider_preference_from_name(options_.provider)
+                               .value_or(protocol::ProviderPreference::any);
+        request.bind_host = "127.0.0.1";
+        request.pool = &*mapping_;
+        request.protected_prefix = 4096;
+        request.lanes = 1;
+        std::random_device random;
+        for (auto& byte : request.token)
+            byte = static_cast<std::uint8_t>(random());
+        request.session_name = "rpmem-bench";
+        request.responder_spin = std::chrono::nanoseconds::max();
+        request.responder_cpu = cpus_.size() >= 2 ? cpus_.back() : -1;
+        auto target = daemon::start_fabric_target(request);
+        if (!target)
+            return fail(std::move(target.error()));
+
+        const daemon::DataPlaneInfo& info = (*target)->info();
+        protocol::DataPath path;
+        path.provider = info.provider;
+        path.host = info.host;
+        path.port = info.port;
+        path.remote_base = info.remote_base;
+        path.remote_key = info.remote_key;
+        path.offset_addressing = info.offset_addressing;
+        path.lanes = info.lanes;
+        path.persist_method = method;
+        path.inline_buffer_size = info.inline_buffer_size;
+        path.pool_size = mapping_->size();
+        path.token = request.token;
+        client::Settings settings;
+        settings.spin = std::chrono::hours(1); // never block: the client has a core of its own
+        if (cpus_.size() >= 2)
+            pin_current_thread(cpus_.front());
+        auto lanes = client::LaneSet::connect(path, "127.0.0.1", {local_.get(), pool_size_},
+                                              settings, 1, nullptr);
+        if (!lanes)
+            return fail(std::move(lanes.error()));
+        persist::InitiatorLane& lane = (*lanes)->lane(0);
+
+        for (std::size_t size : options_.sizes) {
+            // Sixteen distinct ranges in turn, past the header.
+            auto row = measure(name, size, options_, [&](std::size_t i) {
+                const std::size_t offset = 4096 + (i % 16) * size;
+                return lane.persist(offset, size, !strict);
+            });
+            if (!row)
+                return fail(std::move(row.error()));
+            report.rows.push_back(std::move(*row));
+        }
+        return {};
+    }
+
+    const PersistOptions& options_;
+    std::vector<int> cpus_;
+    fs::path dir_;
+    std::size_t pool_size_ = 0;
+    std::optional<poolset::PoolMapping> mapping_;
+    AlignedMemory local_;
+};
+
+// "strict 64: 1.08x raw-gpspm" lines: each rpmem row against its fabric counterpart.
+void add_ratios(Report& report) {
+    const std::map<std::string, std::string> baseline_of = {
+        {"strict", "raw-gpspm"},
+        {"relaxed-gpspm", "raw-gpspm"},
+        {"relaxed-commit", "raw-commit"},
+        {"relaxed-apm", "raw-apm"},
+    };
+    for (const ResultRow& row : report.rows) {
+        auto baseline_name = baseline_of.find(row.operation);
+        if (baseline_name == baseline_of.end())
+            continue;
+        for (const ResultRow& baseline : report.rows) {
+            if (baseline.operation == baseline_name->second && baseline.size == row.size &&
+                baseline.latency.p50_us > 0) {
+                report.context.emplace_back(
+                    fmt::format("p50 {} {} B", row.operation, row.size),
+                    fmt::format("{:.1f} us = {:.2f}x {} ({:.1f} us)", row.latency.p50_us,
+                                row.latency.p50_us / baseline.latency.p50_us, baseline.operation,
+                                baseline.latency.p50_us));
+            }
+        }
+    }
+}
+
+} // namespace
+
+int run_persist_command(std::span<const std::string_view> args, std::ostream& out,
+                        std::ostream& err) {
+    bool help = false;
+    auto options = parse_options(args, err, help);
+    if (!options) {
+        err << "\n" << kUsage;
+        return kExitUsage;
+    }
+    if (help) {
+        out << kUsage;
+        return kExitOk;
+    }
+    const std::vector<int> cpus = usable_cpus();
+    Report report;
+    report.benchmark = "persist";
+    report.context = {
+        {"provider", options->provider},
+        {"cpus", std::to_string(cpus.size())},
+        {"pinned", cpus.size() >= 2 ? "target on the last CPU, client on the first" : "no"},
+        {"wait", "both sides busy-poll"},
+    };
+    if (auto raw = measure_raw(*options, cpus, report); !raw) {
+        fmt::print(err, "rpmem-bench persist: raw baseline: {}\n", raw.error().message());
+        return kExitFailure;
+    }
+    {
+        PersistBench bench(*options, cpus);
+        if (auto measured = bench.run(report); !measured) {
+            fmt::print(err, "rpmem-bench persist: {}\n", measured.error().message());
+            return kExitFailure;
+        }
+    }
+    add_ratios(report);
+
+    std::ofstream file;
+    if (!options->output.empty()) {
+        file.open(options->output);
+        if (!file) {
+            fmt::print(err, "rpmem-bench persist: cannot write {}: {}\n", options->output,
+                       std::strerror(errno));
+            return kExitFailure;
+        }
+    }
+    std::ostream& destination = options->output.empty() ? out : file;
+    if (options->csv)
+        report.write_csv(destination);
+    else
+        report.write_json(destination);
+    return destination ? kExitOk : kExitFailure;
+}
+
+} // namespace rpmem::bench
