@@ -7,19 +7,11 @@
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 
+#include "base/library_logger.h"
+
 namespace rpmem::client {
 
 namespace {
-
-std::shared_ptr<spdlog::logger>& instance() {
-    static std::shared_ptr<spdlog::logger> created = [] {
-        auto made = std::make_shared<spdlog::logger>(
-            "rpmem.client", std::make_shared<spdlog::sinks::stderr_sink_mt>());
-        made->set_level(spdlog::level::off);
-        return made;
-    }();
-    return created;
-}
 
 spdlog::level::level_enum level_of(const std::string& name) {
     if (name == "error")
@@ -38,22 +30,26 @@ spdlog::level::level_enum level_of(const std::string& name) {
 } // namespace
 
 spdlog::logger& logger() {
-    return *instance();
+    return library_logger("rpmem.client");
 }
 
 void configure_logger(const Settings& settings) {
     static std::once_flag once;
     std::call_once(once, [&] {
+        // Inside an application librpmem stays silent unless RPMEM_LOG_LEVEL asks otherwise:
+        // the application's stderr is not ours.
+        std::vector<spdlog::sink_ptr> sinks{std::make_shared<spdlog::sinks::stderr_sink_mt>()};
+        std::string file_problem;
         if (!settings.log_file.empty()) {
             try {
-                instance()->sinks() = {
-                    std::make_shared<spdlog::sinks::basic_file_sink_mt>(settings.log_file)};
+                sinks = {std::make_shared<spdlog::sinks::basic_file_sink_mt>(settings.log_file)};
             } catch (const spdlog::spdlog_ex& error) {
-                instance()->error("cannot log to {}: {}", settings.log_file, error.what());
+                file_problem = error.what();
             }
         }
-        instance()->set_level(level_of(settings.log_level));
-        instance()->flush_on(spdlog::level::err);
+        configure_library_loggers(std::move(sinks), level_of(settings.log_level));
+        if (!file_problem.empty())
+            logger().error("cannot log to {}: {}", settings.log_file, file_problem);
     });
 }
 

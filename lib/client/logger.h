@@ -7,14 +7,14 @@
 
 namespace rpmem::client {
 
-// The client library's own logger ("rpmem.client"), never registered with spdlog and never
-// touching spdlog's global settings (they belong to the application). Off until configure()
-// applies RPMEM_LOG_LEVEL / RPMEM_LOG_FILE; then it writes to stderr or that file. Useful
-// because libpmemobj never shows rpmem_errormsg(): with RPMEM_LOG_LEVEL=error the reason a
-// remote persist failed is printed before libpmemobj gives up.
+// The client library's logger ("rpmem.client", see base/library_logger.h). Useful because
+// libpmemobj never shows rpmem_errormsg(): with RPMEM_LOG_LEVEL=error the reason a remote
+// persist failed is printed before libpmemobj gives up.
 spdlog::logger& logger();
 
-// Applies the settings' level and file; the first call wins (the settings are read once).
+// Applies RPMEM_LOG_LEVEL (default: off) and RPMEM_LOG_FILE (default: stderr) to every library
+// logger of this process; the first call wins (the settings are read once). Tools and rpmemd
+// that never call it keep the libraries' default (warnings to stderr).
 void configure_logger(const Settings& settings);
 
 } // namespace rpmem::client

@@ -1,20 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "fabric/logger.h"
 
-#include <memory>
-
-#include <spdlog/sinks/stdout_sinks.h>
+#include "base/library_logger.h"
 
 namespace rpmem::fabric {
 
 spdlog::logger& logger() {
-    static const std::shared_ptr<spdlog::logger> instance = [] {
-        auto created = std::make_shared<spdlog::logger>(
-            "rpmem.fabric", std::make_shared<spdlog::sinks::stderr_sink_mt>());
-        created->set_level(spdlog::level::warn);
-        return created;
-    }();
-    return *instance;
+    return library_logger("rpmem.fabric");
 }
 
 } // namespace rpmem::fabric
