@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * An unmodified libpmemobj application, as the compat tests need one: it knows nothing of
- * rpmem; replication happens because its pool set has a REPLICA line.
+ * pmemobj-tx: a plain libpmemobj application. It knows nothing of rpmem: it replicates because
+ * its pool set has a REPLICA line, which is the whole point (the README's first command and the
+ * compat tests run it).
  *
- *   obj_tx create SET COUNT    create the pool and run COUNT transactions
- *   obj_tx run SET FROM COUNT  open it and run transactions FROM .. FROM+COUNT-1, printing
- *                              "committed N" after each (for the crash tests)
- *   obj_tx verify SET COUNT    open it and check that exactly COUNT transactions are there
- *                              (COUNT "any": as many as the counter says, all consistent)
+ *   pmemobj-tx create SET COUNT    create the pool and run COUNT transactions
+ *   pmemobj-tx run SET FROM COUNT  open it and run transactions FROM .. FROM+COUNT-1, printing
+ *                                  "committed N" after each (for the crash tests)
+ *   pmemobj-tx verify SET COUNT    open it and check that exactly COUNT transactions are there
+ *                                  (COUNT "any": as many as the counter says, all consistent)
  *
  * Transaction i sets slot i % SLOTS to value(i) and the counter to i + 1, atomically.
  */
@@ -89,7 +90,7 @@ static int verify(PMEMobjpool* pop, const char* expected_count) {
 
 int main(int argc, char* argv[]) {
     if (argc < 4) {
-        fprintf(stderr, "usage: %s create|run|verify SET COUNT | run SET FROM COUNT\n", argv[0]);
+        fprintf(stderr, "usage: %s create|verify SET COUNT | run SET FROM COUNT\n", argv[0]);
         return 2;
     }
     const char* mode = argv[1];
