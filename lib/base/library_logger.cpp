@@ -36,7 +36,9 @@ spdlog::logger& library_logger(std::string_view name) {
         auto made =
             std::make_shared<spdlog::logger>(std::string(name), all.sinks.begin(), all.sinks.end());
         made->set_level(all.level);
-        made->flush_on(spdlog::level::err);
+        // Each line reaches its sink at once: the libraries log little (nothing by default
+        // inside librpmem), and the application may abort right after a failure.
+        made->flush_on(spdlog::level::trace);
         found = all.loggers.emplace(std::string(name), std::move(made)).first;
     }
     return *found->second;

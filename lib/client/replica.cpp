@@ -83,7 +83,9 @@ public:
             return bad;
         if (length == 0)
             return {};
-        return sticky(lanes_->lane(lane).persist(offset, length, mode == PersistMode::relaxed));
+        return counted(
+            sticky(lanes_->lane(lane).persist(offset, length, mode == PersistMode::relaxed)),
+            usage_[lane].persists, length, lane);
     }
 
     Result<void> deep_persist(std::size_t offset, std::size_t length, unsigned lane) override {
@@ -91,7 +93,8 @@ public:
             return bad;
         if (length == 0)
             return {};
-        return sticky(lanes_->lane(lane).deep_persist(offset, length));
+        return counted(sticky(lanes_->lane(lane).deep_persist(offset, length)),
+                       usage_[lane].deep_persists, length, lane);
     }
 
     Result<void> flush(std::size_t offset, std::size_t length, unsigned lane,
@@ -100,7 +103,9 @@ public:
             return bad;
         if (length == 0)
             return {};
-        return sticky(lanes_->lane(lane).flush(offset, length, mode == PersistMode::relaxed));
+        return counted(
+            sticky(lanes_->lane(lane).flush(offset, length, mode == PersistMode::relaxed)),
+            usage_[lane].flushes, length, lane);
     }
 
     Result<void> drain(unsigned lane) override {
@@ -108,7 +113,7 @@ public:
             return bad;
         if (auto broken = check_broken(); !broken)
             return broken;
-        return sticky(lanes_->lane(lane).drain());
+        return counted(sticky(lanes_->lane(lane).drain()), usage_[lane].drains, 0, lane);
     }
 
     Result<void> read(std::span<std::byte> into, std::size_t offset, unsigned lane) override {
@@ -122,7 +127,8 @@ public:
             return broken;
         if (into.empty())
             return {};
-        return sticky(lanes_->lane(lane).read(into, offset));
+        return counted(sticky(lanes_->lane(lane).read(into, offset)), usage_[lane].reads,
+                       into.size(), lane);
     }
 
     Result<void> set_attributes(const PoolAttributes& attributes) override {
@@ -181,6 +187,29 @@ private:
         return fail(*broken_error_);
     }
 
+    // Counts a data-path call that succeeded, for the usage line logged at close.
+    Result<void> counted(Result<void> result, std::uint64_t& calls, std::size_t bytes,
+                         unsigned lane) {
+        if (result) {
+            ++calls;
+            usage_[lane].bytes += bytes;
+        }
+        return result;
+    }
+
+    void log_usage() const;
+
+    // What one lane carried. A lane serves one thread at a time (the thread contract), so
+    // plain counters suffice; one cache line each keeps lanes on different threads apart.
+    struct alignas(64) LaneUsage {
+        std::uint64_t persists = 0;
+        std::uint64_t deep_persists = 0;
+        std::uint64_t flushes = 0;
+        std::uint64_t drains = 0;
+        std::uint64_t reads = 0;
+        std::uint64_t bytes = 0;
+    };
+
     Settings settings_;
     Target target_;
     std::string where_; // "host:port" of the control channel, for messages
@@ -197,6 +226,7 @@ private:
 
     std::unique_ptr<channel::Client> control_;
     std::unique_ptr<LaneSet> lanes_;
+    std::vector<LaneUsage> usage_;
 };
 
 Result<void> Session::establish(bool create, unsigned& lanes,
@@ -254,13 +284,33 @@ Result<void> Session::establish(bool create, unsigned& lanes,
     }
     lanes_ = std::move(*connected);
     lanes = lane_count();
+    usage_.resize(lanes);
     return {};
+}
+
+// One info line per session, so users (and rpmem-bench pmemobj, which parses the
+// "N persists" field) see how many round trips their workload made.
+void Session::log_usage() const {
+    LaneUsage total;
+    for (const LaneUsage& lane : usage_) {
+        total.persists += lane.persists;
+        total.deep_persists += lane.deep_persists;
+        total.flushes += lane.flushes;
+        total.drains += lane.drains;
+        total.reads += lane.reads;
+        total.bytes += lane.bytes;
+    }
+    logger().info("{}: closing pool set {}: {} persists, {} deep persists, {} flushes, {} "
+                  "drains, {} reads, {} bytes on {} lanes",
+                  where_, pool_set_, total.persists, total.deep_persists, total.flushes,
+                  total.drains, total.reads, total.bytes, usage_.size());
 }
 
 Result<void> Session::close() {
     if (closed_)
         return {};
     closed_ = true;
+    log_usage();
     // Fabric first, so the target sees the lanes go before the close request.
     lanes_.reset();
     auto reply = channel::expect<protocol::CloseReply>(
