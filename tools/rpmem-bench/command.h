@@ -30,4 +30,9 @@ int run_raw_command(std::span<const std::string_view> args, std::ostream& out, s
 int run_persist_command(std::span<const std::string_view> args, std::ostream& out,
                         std::ostream& err);
 
+// `rpmem-bench pmemobj ...` (pmemobj_command.cpp, built where libpmemobj is): small libpmemobj
+// transactions on a replicated pool against persists per transaction x the raw round trip.
+int run_pmemobj_command(std::span<const std::string_view> args, std::ostream& out,
+                        std::ostream& err);
+
 } // namespace rpmem::bench

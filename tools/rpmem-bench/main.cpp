@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // rpmem-bench: performance measurements. A dispatcher over subcommands, each in its own file:
-// `raw` (the fabric limit) now; later issues add `persist` and `pmemobj`.
+// `raw` (the fabric limit), `persist` (rpmem's data path) and `pmemobj` (whole transactions).
 #include <array>
 #include <iostream>
 #include <string_view>
@@ -17,6 +17,10 @@ constexpr std::array kCommands{
             &rpmem::bench::run_raw_command},
     Command{"persist", "rpmem's replicated persists against the raw round trip, same run",
             &rpmem::bench::run_persist_command},
+#ifdef RPMEM_BENCH_PMEMOBJ
+    Command{"pmemobj", "libpmemobj transactions on a replicated pool against the fabric's floor",
+            &rpmem::bench::run_pmemobj_command},
+#endif
 };
 
 void print_usage(std::ostream& out) {

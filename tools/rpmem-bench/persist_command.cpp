@@ -16,7 +16,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -30,32 +29,29 @@
 #include "client/lane_set.h"
 #include "command.h"
 #include "cpu_affinity.h"
-#include "fabric/deadline.h"
-#include "fabric/waiter.h"
 #include "latency_summary.h"
+#include "option_scan.h"
 #include "poolset/parser.h"
 #include "poolset/pool_mapping.h"
-#include "raw_client.h"
+#include "raw_baseline.h"
 #include "raw_target.h"
 #include "result_report.h"
 #include "rpmemd/fabric_target.h"
+#include "sampling.h"
 #include "value_parsers.h"
 
 namespace rpmem::bench {
 
 namespace {
 
-using fabric::Clock;
 namespace fs = std::filesystem;
 
 struct PersistOptions {
     std::string provider = "tcp";
     std::vector<std::size_t> sizes{64, 4096, 65536, 1048576};
-    std::size_t iterations = 20000;
-    double duration = 2.0;
+    SampleLimits limits;
     std::string pool_dir = "/dev/shm";
-    bool csv = false;
-    std::string output;
+    OutputOptions output;
 };
 
 constexpr std::string_view kUsage =
@@ -78,130 +74,37 @@ each rpmem figure as a ratio to its raw counterpart.
 Run with PMEM_IS_PMEM_FORCE=1 unless the pool directory is persistent memory.
 )";
 
-std::optional<PersistOptions> parse_options(std::span<const std::string_view> args,
-                                            std::ostream& err, bool& help) {
-    PersistOptions options;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        std::string_view key = args[i];
-        if (key == "--help" || key == "-h") {
-            help = true;
-            return options;
-        }
-        std::optional<std::string_view> value;
-        if (auto equals = key.find('='); key.starts_with("--") && equals != key.npos) {
-            value = key.substr(equals + 1);
-            key = key.substr(0, equals);
-        } else if (i + 1 < args.size()) {
-            value = args[++i];
-        }
-        if (!value) {
-            fmt::print(err, "rpmem-bench persist: {} needs a value\n", key);
-            return std::nullopt;
-        }
-        bool ok = true;
-        if (key == "--provider") {
-            options.provider = std::string(*value);
-        } else if (key == "--sizes") {
-            auto sizes = parse_size_list(*value);
-            ok = sizes.has_value();
-            if (sizes)
-                options.sizes = *sizes;
-        } else if (key == "--iterations") {
-            auto counts = parse_count_list(*value);
-            ok = counts && counts->size() == 1;
-            if (ok)
-                options.iterations = counts->front();
-        } else if (key == "--duration") {
-            auto seconds = parse_seconds(*value);
-            ok = seconds.has_value();
-            if (seconds)
-                options.duration = *seconds;
-        } else if (key == "--pool-dir") {
-            options.pool_dir = std::string(*value);
-        } else if (key == "--format") {
-            ok = *value == "json" || *value == "csv";
-            options.csv = *value == "csv";
-        } else if (key == "--output") {
-            options.output = std::string(*value);
-        } else {
-            fmt::print(err, "rpmem-bench persist: unknown option {}\n", key);
-            return std::nullopt;
-        }
-        if (!ok) {
-            fmt::print(err, "rpmem-bench persist: bad value for {}: '{}'\n", key, *value);
-            return std::nullopt;
-        }
-    }
-    return options;
-}
-
-// Runs `once` repeatedly (a tenth of the iterations, at most 1000, unmeasured first) and
-// summarises the latencies.
-Result<ResultRow> measure(const std::string& name, std::size_t size, const PersistOptions& options,
-                          const std::function<Result<void>(std::size_t)>& once) {
-    const std::size_t warmup = std::min<std::size_t>(options.iterations / 10, 1000);
-    for (std::size_t i = 0; i < warmup; ++i)
-        if (auto done = once(i); !done)
-            return fail(std::move(done.error()).add_context(name));
-    std::vector<std::uint64_t> samples;
-    samples.reserve(options.iterations);
-    const auto limit = std::chrono::duration_cast<Clock::duration>(
-        std::chrono::duration<double>(options.duration));
-    const Clock::time_point start = Clock::now();
-    Clock::time_point before = start;
-    for (std::size_t i = 0; i < options.iterations; ++i) {
-        if (auto done = once(i); !done)
-            return fail(std::move(done.error()).add_context(name));
-        const Clock::time_point after = Clock::now();
-        samples.push_back(static_cast<std::uint64_t>(
-            std::chrono::duration_cast<std::chrono::nanoseconds>(after - before).count()));
-        before = after;
-        if (after - start >= limit)
-            break;
-    }
-    ResultRow row;
-    row.operation = name;
-    row.size = size;
-    row.lanes = 1;
-    row.wait = "spin";
-    row.seconds = std::chrono::duration<double>(before - start).count();
-    row.latency = LatencySummary::of(samples);
-    if (row.seconds > 0) {
-        row.ops_per_s = static_cast<double>(row.latency.count) / row.seconds;
-        row.mb_per_s = row.ops_per_s * static_cast<double>(size) / 1e6;
-    }
-    return row;
-}
-
-// The fabric baseline: raw's target and client.
-Result<void> measure_raw(const PersistOptions& options, const std::vector<int>& cpus,
-                         Report& report) {
-    const std::size_t max_size = *std::max_element(options.sizes.begin(), options.sizes.end());
-    RawTargetConfig config;
-    config.provider = options.provider;
-    config.region_size = std::max<std::size_t>(kBatchWrites * max_size, 4096);
-    config.cpu = cpus.size() >= 2 ? cpus.back() : -1;
-    auto target = RawTarget::start(config);
-    if (!target)
-        return fail(std::move(target.error()));
-    (*target)->set_spin(std::chrono::nanoseconds(-1));
-    auto client = RawClient::connect(options.provider, config.address, (*target)->service(), 1,
-                                     config.region_size, (*target)->region());
-    if (!client)
-        return fail(std::move(client.error()));
-    (*client)->set_wait_policy(
-        fabric::WaitPolicy{fabric::WaitPolicy::kSpinForever, std::chrono::milliseconds(20)});
-    for (RawOperation operation : {RawOperation::gpspm, RawOperation::commit, RawOperation::apm}) {
-        for (std::size_t size : options.sizes) {
-            auto row =
-                measure(fmt::format("raw-{}", to_string(operation)), size, options,
-                        [&](std::size_t) { return (*client)->run_once(operation, 0, size); });
-            if (!row)
-                return fail(std::move(row.error()));
-            report.rows.push_back(std::move(*row));
-        }
-    }
-    return {};
+ScanResult parse_options(std::span<const std::string_view> args, std::ostream& err,
+                         PersistOptions& options) {
+    return scan_options(args, "rpmem-bench persist", err,
+                        [&](std::string_view key, std::string_view value) {
+                            if (auto output = apply_output_option(key, value, options.output))
+                                return *output;
+                            bool ok = true;
+                            if (key == "--provider") {
+                                options.provider = std::string(value);
+                            } else if (key == "--sizes") {
+                                auto sizes = parse_size_list(value);
+                                ok = sizes.has_value();
+                                if (sizes)
+                                    options.sizes = *sizes;
+                            } else if (key == "--iterations") {
+                                auto counts = parse_count_list(value);
+                                ok = counts && counts->size() == 1;
+                                if (ok)
+                                    options.limits.iterations = counts->front();
+                            } else if (key == "--duration") {
+                                auto seconds = parse_seconds(value);
+                                ok = seconds.has_value();
+                                if (seconds)
+                                    options.limits.duration = *seconds;
+                            } else if (key == "--pool-dir") {
+                                options.pool_dir = std::string(value);
+                            } else {
+                                return OptionResult::unknown;
+                            }
+                            return ok ? OptionResult::applied : OptionResult::bad_value;
+                        });
 }
 
 // rpmem's data path: a pool file served by FabricTarget, reached through a LaneSet.
@@ -314,7 +217,7 @@ private:
 
         for (std::size_t size : options_.sizes) {
             // Sixteen distinct ranges in turn, past the header.
-            auto row = measure(name, size, options_, [&](std::size_t i) {
+            auto row = sample_latency(name, size, options_.limits, [&](std::size_t i) {
                 const std::size_t offset = 4096 + (i % 16) * size;
                 return lane.persist(offset, size, !strict);
             });
@@ -362,31 +265,28 @@ void add_ratios(Report& report) {
 
 int run_persist_command(std::span<const std::string_view> args, std::ostream& out,
                         std::ostream& err) {
-    bool help = false;
-    auto options = parse_options(args, err, help);
-    if (!options) {
-        err << "\n" << kUsage;
-        return kExitUsage;
-    }
-    if (help) {
-        out << kUsage;
-        return kExitOk;
-    }
+    PersistOptions options;
+    if (const ScanResult scanned = parse_options(args, err, options); scanned != ScanResult::ok)
+        return usage_exit(scanned, kUsage, out, err);
     const std::vector<int> cpus = usable_cpus();
     Report report;
     report.benchmark = "persist";
     report.context = {
-        {"provider", options->provider},
+        {"provider", options.provider},
         {"cpus", std::to_string(cpus.size())},
         {"pinned", cpus.size() >= 2 ? "target on the last CPU, client on the first" : "no"},
         {"wait", "both sides busy-poll"},
     };
-    if (auto raw = measure_raw(*options, cpus, report); !raw) {
+    constexpr RawOperation kShapes[] = {RawOperation::gpspm, RawOperation::commit,
+                                        RawOperation::apm};
+    if (auto raw = measure_raw_baseline(options.provider, kShapes, options.sizes, options.limits,
+                                        cpus, report);
+        !raw) {
         fmt::print(err, "rpmem-bench persist: raw baseline: {}\n", raw.error().message());
         return kExitFailure;
     }
     {
-        PersistBench bench(*options, cpus);
+        PersistBench bench(options, cpus);
         if (auto measured = bench.run(report); !measured) {
             fmt::print(err, "rpmem-bench persist: {}\n", measured.error().message());
             return kExitFailure;
@@ -394,21 +294,8 @@ int run_persist_command(std::span<const std::string_view> args, std::ostream& ou
     }
     add_ratios(report);
 
-    std::ofstream file;
-    if (!options->output.empty()) {
-        file.open(options->output);
-        if (!file) {
-            fmt::print(err, "rpmem-bench persist: cannot write {}: {}\n", options->output,
-                       std::strerror(errno));
-            return kExitFailure;
-        }
-    }
-    std::ostream& destination = options->output.empty() ? out : file;
-    if (options->csv)
-        report.write_csv(destination);
-    else
-        report.write_json(destination);
-    return destination ? kExitOk : kExitFailure;
+    return write_report(report, options.output.csv, options.output.output, "rpmem-bench persist",
+                        out, err);
 }
 
 } // namespace rpmem::bench

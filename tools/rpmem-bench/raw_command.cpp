@@ -23,6 +23,7 @@
 #include "fabric/deadline.h"
 #include "fabric/waiter.h"
 #include "latency_summary.h"
+#include "option_scan.h"
 #include "raw_client.h"
 #include "raw_target.h"
 #include "result_report.h"
@@ -53,8 +54,7 @@ struct RawOptions {
     double duration = 2.0; // seconds per cell at most
     WaitMode wait = WaitMode::automatic;
     std::size_t spin_us = 20;
-    bool csv = false;
-    std::string output;
+    OutputOptions output;
 };
 
 constexpr std::string_view kUsage =
@@ -82,118 +82,68 @@ target in a thread of this process. One row per operation, lane count and size.
   --output FILE        write the results there instead of standard output
 )";
 
-// "--key value" or "--key=value".
-class ArgumentCursor {
-public:
-    explicit ArgumentCursor(std::span<const std::string_view> args)
-        : args_(args) {}
-    bool done() const { return index_ >= args_.size(); }
-    std::string_view key() {
-        std::string_view arg = args_[index_++];
-        const std::size_t equals = arg.find('=');
-        if (arg.starts_with("--") && equals != std::string_view::npos) {
-            pending_ = arg.substr(equals + 1);
-            return arg.substr(0, equals);
-        }
-        pending_.reset();
-        return arg;
-    }
-    std::optional<std::string_view> value() {
-        if (pending_)
-            return std::exchange(pending_, std::nullopt);
-        if (index_ >= args_.size())
-            return std::nullopt;
-        return args_[index_++];
-    }
-
-private:
-    std::span<const std::string_view> args_;
-    std::size_t index_ = 0;
-    std::optional<std::string_view> pending_;
-};
-
-// nullopt (after a message on `err`) when the command line is wrong; sets `help`.
-std::optional<RawOptions> parse_options(std::span<const std::string_view> args, std::ostream& err,
-                                        bool& help) {
-    RawOptions options;
-    ArgumentCursor cursor(args);
-    while (!cursor.done()) {
-        const std::string_view key = cursor.key();
-        if (key == "--help" || key == "-h") {
-            help = true;
-            return options;
-        }
-        const std::optional<std::string_view> value = cursor.value();
-        if (!value) {
-            fmt::print(err, "rpmem-bench raw: {} needs a value\n", key);
-            return std::nullopt;
-        }
-        bool ok = true;
-        if (key == "--provider") {
-            options.provider = std::string(*value);
-        } else if (key == "--address") {
-            options.address = std::string(*value);
-        } else if (key == "--ops") {
-            options.operations.clear();
-            for (const std::string_view name : split_list(*value)) {
-                const auto operation = parse_operation(name);
-                ok = ok && operation.has_value();
-                if (operation)
-                    options.operations.push_back(*operation);
-            }
-            ok = ok && !options.operations.empty();
-        } else if (key == "--sizes") {
-            const auto sizes = parse_size_list(*value);
-            ok = sizes.has_value();
-            if (sizes)
-                options.sizes = *sizes;
-        } else if (key == "--lanes") {
-            const auto lanes = parse_count_list(*value);
-            ok = lanes.has_value();
-            if (lanes)
-                options.lanes = *lanes;
-        } else if (key == "--iterations") {
-            const auto counts = parse_count_list(*value);
-            ok = counts.has_value() && counts->size() == 1;
-            if (ok)
-                options.iterations = counts->front();
-        } else if (key == "--warmup" || key == "--spin-us") {
-            // Zero is meaningful here: no warmup, or block at once.
-            const auto number = parse_size(*value);
-            ok = number.has_value() && *value == std::to_string(*number);
-            if (ok && key == "--warmup")
-                options.warmup = *number;
-            else if (ok)
-                options.spin_us = *number;
-        } else if (key == "--duration") {
-            const auto seconds = parse_seconds(*value);
-            ok = seconds.has_value();
-            if (seconds)
-                options.duration = *seconds;
-        } else if (key == "--wait") {
-            if (*value == "auto")
-                options.wait = WaitMode::automatic;
-            else if (*value == "spin")
-                options.wait = WaitMode::spin;
-            else if (*value == "adaptive")
-                options.wait = WaitMode::adaptive;
-            else
-                ok = false;
-        } else if (key == "--format") {
-            ok = *value == "json" || *value == "csv";
-            options.csv = *value == "csv";
-        } else if (key == "--output") {
-            options.output = std::string(*value);
-        } else {
-            fmt::print(err, "rpmem-bench raw: unknown option {}\n", key);
-            return std::nullopt;
-        }
-        if (!ok) {
-            fmt::print(err, "rpmem-bench raw: bad value for {}: '{}'\n", key, *value);
-            return std::nullopt;
-        }
-    }
-    return options;
+ScanResult parse_options(std::span<const std::string_view> args, std::ostream& err,
+                         RawOptions& options) {
+    return scan_options(args, "rpmem-bench raw", err,
+                        [&](std::string_view key, std::string_view value) {
+                            if (auto output = apply_output_option(key, value, options.output))
+                                return *output;
+                            bool ok = true;
+                            if (key == "--provider") {
+                                options.provider = std::string(value);
+                            } else if (key == "--address") {
+                                options.address = std::string(value);
+                            } else if (key == "--ops") {
+                                options.operations.clear();
+                                for (const std::string_view name : split_list(value)) {
+                                    const auto operation = parse_operation(name);
+                                    ok = ok && operation.has_value();
+                                    if (operation)
+                                        options.operations.push_back(*operation);
+                                }
+                                ok = ok && !options.operations.empty();
+                            } else if (key == "--sizes") {
+                                const auto sizes = parse_size_list(value);
+                                ok = sizes.has_value();
+                                if (sizes)
+                                    options.sizes = *sizes;
+                            } else if (key == "--lanes") {
+                                const auto lanes = parse_count_list(value);
+                                ok = lanes.has_value();
+                                if (lanes)
+                                    options.lanes = *lanes;
+                            } else if (key == "--iterations") {
+                                const auto counts = parse_count_list(value);
+                                ok = counts.has_value() && counts->size() == 1;
+                                if (ok)
+                                    options.iterations = counts->front();
+                            } else if (key == "--warmup" || key == "--spin-us") {
+                                // Zero is meaningful here: no warmup, or block at once.
+                                const auto number = parse_size(value);
+                                ok = number.has_value() && value == std::to_string(*number);
+                                if (ok && key == "--warmup")
+                                    options.warmup = *number;
+                                else if (ok)
+                                    options.spin_us = *number;
+                            } else if (key == "--duration") {
+                                const auto seconds = parse_seconds(value);
+                                ok = seconds.has_value();
+                                if (seconds)
+                                    options.duration = *seconds;
+                            } else if (key == "--wait") {
+                                if (value == "auto")
+                                    options.wait = WaitMode::automatic;
+                                else if (value == "spin")
+                                    options.wait = WaitMode::spin;
+                                else if (value == "adaptive")
+                                    options.wait = WaitMode::adaptive;
+                                else
+                                    ok = false;
+                            } else {
+                                return OptionResult::unknown;
+                            }
+                            return ok ? OptionResult::applied : OptionResult::bad_value;
+                        });
 }
 
 // The measurement of one cell, per lane thread.
@@ -360,49 +310,24 @@ Result<ResultRow> RawBenchmark::measure(const Cell& cell) {
     row.size = cell.size;
     row.lanes = cell.lanes;
     row.wait = spin ? std::string("spin") : fmt::format("adaptive:{}us", options_.spin_us);
-    row.seconds = std::chrono::duration<double>(end - start).count();
-    row.latency = LatencySummary::of(samples);
-    if (row.seconds > 0) {
-        row.ops_per_s = static_cast<double>(row.latency.count) / row.seconds;
-        row.mb_per_s = row.ops_per_s * static_cast<double>(written) / 1e6;
-    }
+    row.summarise(samples, std::chrono::duration<double>(end - start).count(), written);
     return row;
 }
 
 } // namespace
 
 int run_raw_command(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
-    bool help = false;
-    const std::optional<RawOptions> options = parse_options(args, err, help);
-    if (!options) {
-        err << "\n" << kUsage;
-        return kExitUsage;
-    }
-    if (help) {
-        out << kUsage;
-        return kExitOk;
-    }
-    RawBenchmark benchmark(*options, usable_cpus());
+    RawOptions options;
+    if (const ScanResult scanned = parse_options(args, err, options); scanned != ScanResult::ok)
+        return usage_exit(scanned, kUsage, out, err);
+    RawBenchmark benchmark(options, usable_cpus());
     auto report = benchmark.run(err);
     if (!report) {
         fmt::print(err, "rpmem-bench raw: {}\n", report.error().message());
         return kExitFailure;
     }
-    std::ofstream file;
-    if (!options->output.empty()) {
-        file.open(options->output);
-        if (!file) {
-            fmt::print(err, "rpmem-bench raw: cannot write {}: {}\n", options->output,
-                       std::strerror(errno));
-            return kExitFailure;
-        }
-    }
-    std::ostream& destination = options->output.empty() ? out : file;
-    if (options->csv)
-        report->write_csv(destination);
-    else
-        report->write_json(destination);
-    return destination ? kExitOk : kExitFailure;
+    return write_report(*report, options.output.csv, options.output.output, "rpmem-bench raw", out,
+                        err);
 }
 
 } // namespace rpmem::bench

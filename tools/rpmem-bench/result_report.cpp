@@ -1,10 +1,26 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "result_report.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "command.h"
+
 namespace rpmem::bench {
+
+void ResultRow::summarise(std::vector<std::uint64_t>& samples_ns, double wall_seconds,
+                          std::size_t bytes_per_operation) {
+    seconds = wall_seconds;
+    latency = LatencySummary::of(samples_ns);
+    if (seconds > 0) {
+        ops_per_s = static_cast<double>(latency.count) / seconds;
+        mb_per_s = ops_per_s * static_cast<double>(bytes_per_operation) / 1e6;
+    }
+}
 
 namespace {
 
@@ -58,6 +74,24 @@ void Report::write_csv(std::ostream& out) const {
                    row.operation, row.size, row.lanes, row.wait, row.latency.count,
                    row.latency.min_us, row.latency.p50_us, row.latency.p99_us, row.latency.max_us,
                    row.latency.mean_us, row.seconds, row.mb_per_s, row.ops_per_s);
+}
+
+int write_report(const Report& report, bool csv, const std::string& output,
+                 std::string_view command, std::ostream& out, std::ostream& err) {
+    std::ofstream file;
+    if (!output.empty()) {
+        file.open(output);
+        if (!file) {
+            fmt::print(err, "{}: cannot write {}: {}\n", command, output, std::strerror(errno));
+            return kExitFailure;
+        }
+    }
+    std::ostream& destination = output.empty() ? out : file;
+    if (csv)
+        report.write_csv(destination);
+    else
+        report.write_json(destination);
+    return destination ? kExitOk : kExitFailure;
 }
 
 } // namespace rpmem::bench

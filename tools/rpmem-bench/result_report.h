@@ -2,8 +2,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,6 +23,11 @@ struct ResultRow {
     double seconds = 0; // wall time of the measured part
     double mb_per_s = 0;
     double ops_per_s = 0;
+
+    // Fills latency, seconds and the rates from the samples (nanoseconds, sorted in place) of
+    // `seconds` of wall time, each operation moving `bytes_per_operation`.
+    void summarise(std::vector<std::uint64_t>& samples_ns, double seconds,
+                   std::size_t bytes_per_operation);
 };
 
 // A whole run: what was measured where, then the rows. Written as one JSON document or as
@@ -34,5 +41,10 @@ struct Report {
     void write_json(std::ostream& out) const;
     void write_csv(std::ostream& out) const;
 };
+
+// Writes `report` as CSV or JSON to the file `output` names, or to `out` when it is empty;
+// returns the command's exit status (failures are reported on `err` as "COMMAND: ...").
+int write_report(const Report& report, bool csv, const std::string& output,
+                 std::string_view command, std::ostream& out, std::ostream& err);
 
 } // namespace rpmem::bench

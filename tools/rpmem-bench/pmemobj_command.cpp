@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// `rpmem-bench pmemobj`: the product's promise, measured. An unmodified libpmemobj workload of
+// small transactions runs on a local pool, then on a pool set with a REPLICA line served by a
+// real rpmemd (TLS control channel, fabric data path) on loopback, with Debian's libpmemobj
+// loading our librpmem.so.1. The mark is not PMDK's old figure but the fabric itself: the
+// median replicated transaction against (persists per transaction x the raw one-op round
+// trip), both measured in this run. Persists per transaction come from librpmem's own count
+// (its close line at log level info), as the difference between a session that ran the
+// workload and one that only opened and closed the pool.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <link.h>
+#include <unistd.h>
+
+#include "command.h"
+#include "cpu_affinity.h"
+#include "option_scan.h"
+#include "pmemobj_workload.h"
+#include "raw_baseline.h"
+#include "result_report.h"
+#include "rpmemd_process.h"
+#include "sampling.h"
+#include "value_parsers.h"
+
+namespace rpmem::bench {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct PmemobjOptions {
+    std::string provider = "tcp";
+    SampleLimits limits{.iterations = 20000, .duration = 3.0};
+    std::size_t pool_size = 32 << 20;
+    std::string pool_dir = "/dev/shm";
+    fs::path rpmemd;
+    fs::path librpmem;
+    OutputOptions output;
+};
+
+constexpr std::string_view kUsage =
+    R"(usage: rpmem-bench pmemobj [OPTIONS]
+
+Small libpmemobj transactions (snapshot a 64-byte slot and a counter, rewrite, commit), first
+on a local pool, then on a pool set with a REPLICA line served by a real rpmemd on 127.0.0.1;
+libpmemobj loads librpmem.so.1 as it does in production. Rows: raw-commit and raw-gpspm at
+64 B (the fabric's one-op round trips), pmemobj-local, pmemobj-replicated. The context gives
+the persists each transaction made and the median replicated transaction as a ratio to
+(persists per transaction x raw-commit round trip).
+
+  --provider NAME      tcp (default) or sockets
+  --transactions N     measured transactions per row, at most (default 20000)
+  --duration SECONDS   stop a row after this long (default 3)
+  --pool-size SIZE     pool size (default 32M)
+  --pool-dir DIR       where the pool files go, both sides (default /dev/shm)
+  --rpmemd PATH        the daemon (default: this build tree's, else rpmemd from PATH)
+  --librpmem PATH      the library libpmemobj gets (default: this build tree's, else the
+                       system's librpmem.so.1)
+  --format FORMAT      json (default) or csv
+  --output FILE        write the results there instead of standard output
+
+Run with PMEM_IS_PMEM_FORCE=1 unless the pool directory is persistent memory.
+)";
+
+ScanResult parse_options(std::span<const std::string_view> args, std::ostream& err,
+                         PmemobjOptions& options) {
+    return scan_options(args, "rpmem-bench pmemobj", err,
+                        [&](std::string_view key, std::string_view value) {
+                            if (auto output = apply_output_option(key, value, options.output))
+                                return *output;
+                            bool ok = true;
+                            if (key == "--provider") {
+                                options.provider = std::string(value);
+                            } else if (key == "--transactions") {
+                                auto counts = parse_count_list(value);
+                                ok = counts && counts->size() == 1;
+                                if (ok)
+                                    options.limits.iterations = counts->front();
+                            } else if (key == "--duration") {
+                                auto seconds = parse_seconds(value);
+                                ok = seconds.has_value();
+                                if (seconds)
+                                    options.limits.duration = *seconds;
+                            } else if (key == "--pool-size") {
+                                auto size = parse_size(value);
+                                ok = size && *size >= (8 << 20);
+                                if (ok)
+                                    options.pool_size = *size;
+                            } else if (key == "--pool-dir") {
+                                options.pool_dir = std::string(value);
+                            } else if (key == "--rpmemd") {
+                                options.rpmemd = std::string(value);
+                            } else if (key == "--librpmem") {
+                                options.librpmem = std::string(value);
+                            } else {
+                                return OptionResult::unknown;
+                            }
+                            return ok ? OptionResult::applied : OptionResult::bad_value;
+                        });
+}
+
+struct DlCloser {
+    void operator()(void* handle) const noexcept { ::dlclose(handle); }
+};
+using LibraryHandle = std::unique_ptr<void, DlCloser>;
+
+// Loads librpmem.so.1 from `path` before libpmemobj asks for it: its dlopen("librpmem.so.1")
+// then finds this object by its SONAME, so the benchmark measures the library it names.
+Result<LibraryHandle> load_librpmem(const fs::path& path, std::string& loaded_from) {
+    LibraryHandle handle(::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL));
+    if (!handle)
+        return fail(ELIBACC, fmt::format("loading {}: {}", path.string(), ::dlerror()));
+    link_map* map = nullptr;
+    if (::dlinfo(handle.get(), RTLD_DI_LINKMAP, &map) == 0 && map != nullptr)
+        loaded_from = map->l_name;
+    return handle;
+}
+
+// librpmem's usage line of the last session closed (client/replica.cpp logs it).
+struct SessionUsage {
+    std::uint64_t persists = 0;
+    std::uint64_t deep_persists = 0;
+    std::uint64_t drains = 0;
+
+    std::uint64_t round_trips() const noexcept { return persists + deep_persists + drains; }
+};
+
+// The decimal number right before the first `label` in `line`.
+std::optional<std::uint64_t> number_before(std::string_view line, std::string_view label) {
+    const std::size_t end = line.find(label);
+    if (end == std::string_view::npos)
+        return std::nullopt;
+    std::size_t begin = end;
+    while (begin > 0 && line[begin - 1] >= '0' && line[begin - 1] <= '9')
+        --begin;
+    if (begin == end)
+        return std::nullopt;
+    return std::stoull(std::string(line.substr(begin, end - begin)));
+}
+
+// "host:port: closing pool set NAME: N persists, N deep persists, N flushes, N drains, ..."
+Result<SessionUsage> last_session_usage(const fs::path& log) {
+    std::ifstream in(log);
+    std::optional<SessionUsage> last;
+    for (std::string line; std::getline(in, line);) {
+        if (line.find(": closing pool set ") == std::string::npos)
+            continue;
+        auto persists = number_before(line, " persists, ");
+        auto deep_persists = number_before(line, " deep persists, ");
+        auto drains = number_before(line, " drains, ");
+        if (persists && deep_persists && drains)
+            last = SessionUsage{*persists, *deep_persists, *drains};
+    }
+    if (!last)
+        return fail(ENOENT, fmt::format("{} has no session usage line of librpmem", log.string()));
+    return *last;
+}
+
+Result<void> write_text(const fs::path& path, const std::string& text) {
+    std::ofstream out(path);
+    out << text;
+    if (!out)
+        return fail(EIO, "writing " + path.string());
+    return {};
+}
+
+std::string pool_set_text(std::size_t size, const fs::path& part, const std::string& replica) {
+    return fmt::format("PMEMPOOLSET\n{} {}\n{}", size, part.string(),
+                       replica.empty() ? "" : "REPLICA " + replica + "\n");
+}
+
+// One measured row of the workload on `pool_set`, opened (created before) by the caller.
+Result<ResultRow> run_workload(const std::string& name, WorkloadPool& pool,
+                               const SampleLimits& limits) {
+    auto row = sample_latency(name, 64, limits,
+                              [&](std::size_t) { return pool.transaction(pool.committed()); });
+    if (!row)
+        return row;
+    if (!pool.last_slot_intact())
+        return fail(EIO, name + ": the last transaction's slot does not hold its data");
+    row->wait = "librpmem default";
+    return row;
+}
+
+class PmemobjBench {
+public:
+    explicit PmemobjBench(const PmemobjOptions& options)
+        : options_(options) {}
+
+    // The working directory goes only after a successful run; after a failure its logs
+    // (rpmemd.log, librpmem.log) say why.
+    ~PmemobjBench() {
+        rpmemd_.reset();
+        std::error_code ignored;
+        if (!dir_.empty() && succeeded_)
+            fs::remove_all(dir_, ignored);
+    }
+
+    Result<void> run(Report& report) {
+        std::string pattern = (fs::path(options_.pool_dir) / "rpmem-bench.XXXXXX").string();
+        if (::mkdtemp(pattern.data()) == nullptr)
+            return fail(Error::from_errno(errno, "making a directory in " + options_.pool_dir));
+        dir_ = pattern;
+
+        // The local baseline: the same workload, no replica.
+        const fs::path local_set = dir_ / "local.set";
+        if (auto written =
+                write_text(local_set, pool_set_text(options_.pool_size, dir_ / "local.part0", ""));
+            !written)
+            return written;
+        {
+            auto pool = WorkloadPool::create(local_set);
+            if (!pool)
+                return fail(std::move(pool.error()));
+            auto row = run_workload("pmemobj-local", *pool, options_.limits);
+            if (!row)
+                return fail(std::move(row.error()));
+            report.rows.push_back(std::move(*row));
+        }
+
+        auto rpmemd = RpmemdProcess::start(options_.rpmemd, dir_ / "rpmemd", {});
+        if (!rpmemd)
+            return fail(std::move(rpmemd.error()));
+        rpmemd_ = std::move(*rpmemd);
+        report.context.emplace_back("rpmemd", fmt::format("{} on 127.0.0.1:{}, log {}",
+                                                          options_.rpmemd.string(), rpmemd_->port(),
+                                                          rpmemd_->log_file().string()));
+        if (auto written = write_text(rpmemd_->poolset_dir() / "bench.set",
+                                      pool_set_text(options_.pool_size, dir_ / "target.part0", ""));
+            !written)
+            return written;
+        const fs::path replicated_set = dir_ / "replicated.set";
+        if (auto written = write_text(
+                replicated_set,
+                pool_set_text(options_.pool_size, dir_ / "replicated.part0",
+                              fmt::format("rpmem-bench@127.0.0.1:{} bench.set", rpmemd_->port())));
+            !written)
+            return written;
+        // librpmem reads its settings once, at its first pool; none was opened yet.
+        const fs::path client_log = dir_ / "librpmem.log";
+        const channel::CredentialFiles& tls = rpmemd_->credentials();
+        ::setenv("RPMEM_TLS_CA", tls.ca_certificate.c_str(), 1);
+        ::setenv("RPMEM_TLS_CERT", tls.client_certificate.c_str(), 1);
+        ::setenv("RPMEM_TLS_KEY", tls.client_key.c_str(), 1);
+        ::setenv("RPMEM_PROVIDER", options_.provider.c_str(), 1);
+        ::setenv("RPMEM_LOG_LEVEL", "info", 1);
+        ::setenv("RPMEM_LOG_FILE", client_log.c_str(), 1);
+
+        {
+            auto created = WorkloadPool::create(replicated_set);
+            if (!created)
+                return fail(std::move(created.error()));
+        }
+        // A session that only opens and closes: what the workload's session adds to it is the
+        // workload's.
+        {
+            auto opened = WorkloadPool::open(replicated_set);
+            if (!opened)
+                return fail(std::move(opened.error()));
+        }
+        auto idle = last_session_usage(client_log);
+        if (!idle)
+            return fail(std::move(idle.error()));
+        std::uint64_t transactions = 0;
+        {
+            auto pool = WorkloadPool::open(replicated_set);
+            if (!pool)
+                return fail(std::move(pool.error()));
+            const std::uint64_t before = pool->committed();
+            auto row = run_workload("pmemobj-replicated", *pool, options_.limits);
+            if (!row)
+                return fail(std::move(row.error()));
+            transactions = pool->committed() - before;
+            report.rows.push_back(std::move(*row));
+        }
+        auto busy = last_session_usage(client_log);
+        if (!busy)
+            return fail(std::move(busy.error()));
+        if (transactions == 0 || busy->round_trips() < idle->round_trips())
+            return fail(EIO, "librpmem's persist counts do not add up");
+        persists_per_transaction_ = static_cast<double>(busy->round_trips() - idle->round_trips()) /
+                                    static_cast<double>(transactions);
+        report.context.emplace_back(
+            "persists per transaction",
+            fmt::format("{:.2f} ({} round trips over {} transactions, librpmem's count)",
+                        persists_per_transaction_, busy->round_trips() - idle->round_trips(),
+                        transactions));
+        succeeded_ = true;
+        return {};
+    }
+
+    double persists_per_transaction() const noexcept { return persists_per_transaction_; }
+    const fs::path& directory() const noexcept { return dir_; }
+
+private:
+    const PmemobjOptions& options_;
+    fs::path dir_;
+    std::unique_ptr<RpmemdProcess> rpmemd_;
+    double persists_per_transaction_ = 0;
+    bool succeeded_ = false;
+};
+
+void add_ratios(Report& report, double persists_per_transaction) {
+    const double local = p50_of(report, "pmemobj-local", 64);
+    const double replicated = p50_of(report, "pmemobj-replicated", 64);
+    for (const char* raw : {"raw-commit", "raw-gpspm"}) {
+        const double round_trip = p50_of(report, raw, 64);
+        if (round_trip <= 0 || persists_per_transaction <= 0)
+            continue;
+        const double floor = persists_per_transaction * round_trip;
+        report.context.emplace_back(
+            fmt::format("p50 pmemobj-replicated vs {}", raw),
+            fmt::format("{:.1f} us = {:.2f}x ({:.2f} persists x {:.1f} us = {:.1f} us)", replicated,
+                        replicated / floor, persists_per_transaction, round_trip, floor));
+    }
+    if (local > 0)
+        report.context.emplace_back("p50 pmemobj-local",
+                                    fmt::format("{:.1f} us (no replica)", local));
+    report.context.emplace_back("for comparison",
+                                "PMDK's librpmem: ~700 us per small replicated transaction "
+                                "(GPSPM, sockets), ~370 us with APM");
+}
+
+} // namespace
+
+int run_pmemobj_command(std::span<const std::string_view> args, std::ostream& out,
+                        std::ostream& err) {
+    PmemobjOptions options;
+    if (const ScanResult scanned = parse_options(args, err, options); scanned != ScanResult::ok)
+        return usage_exit(scanned, kUsage, out, err);
+    if (options.rpmemd.empty())
+        options.rpmemd = sibling_in_build_tree("rpmemd/rpmemd", "rpmemd");
+    if (options.librpmem.empty())
+        options.librpmem = sibling_in_build_tree("lib/capi/librpmem.so.1", "librpmem.so.1");
+    std::string loaded_from;
+    auto librpmem = load_librpmem(options.librpmem, loaded_from);
+    if (!librpmem) {
+        fmt::print(err, "rpmem-bench pmemobj: {}\n", librpmem.error().message());
+        return kExitFailure;
+    }
+
+    const std::vector<int> cpus = usable_cpus();
+    Report report;
+    report.benchmark = "pmemobj";
+    report.context = {
+        {"provider", options.provider},
+        {"cpus", std::to_string(cpus.size())},
+        {"librpmem", loaded_from},
+        {"PMEM_IS_PMEM_FORCE", std::getenv("PMEM_IS_PMEM_FORCE") != nullptr
+                                   ? std::getenv("PMEM_IS_PMEM_FORCE")
+                                   : "unset"},
+    };
+    constexpr RawOperation kShapes[] = {RawOperation::commit, RawOperation::gpspm};
+    constexpr std::size_t kSizes[] = {64};
+    if (auto raw =
+            measure_raw_baseline(options.provider, kShapes, kSizes, options.limits, cpus, report);
+        !raw) {
+        fmt::print(err, "rpmem-bench pmemobj: raw baseline: {}\n", raw.error().message());
+        return kExitFailure;
+    }
+    double persists_per_transaction = 0;
+    {
+        PmemobjBench bench(options);
+        if (auto measured = bench.run(report); !measured) {
+            fmt::print(err, "rpmem-bench pmemobj: {} (files kept in {})\n",
+                       measured.error().message(), bench.directory().string());
+            return kExitFailure;
+        }
+        persists_per_transaction = bench.persists_per_transaction();
+    }
+    add_ratios(report, persists_per_transaction);
+    return write_report(report, options.output.csv, options.output.output, "rpmem-bench pmemobj",
+                        out, err);
+}
+
+} // namespace rpmem::bench
