@@ -11,6 +11,7 @@
 
 #include "channel/session_token.h"
 #include "persist/method_choice.h"
+#include "persist/wire_method.h"
 #include "poolset/pool_header.h"
 #include "protocol/message_limits.h"
 #include "protocol/version.h"
@@ -28,32 +29,6 @@ template <typename... Handlers>
 struct Overloaded : Handlers... {
     using Handlers::operator()...;
 };
-
-std::optional<persist::Method> to_method(protocol::PersistMethod method) {
-    switch (method) {
-    case protocol::PersistMethod::apm:
-        return persist::Method::apm;
-    case protocol::PersistMethod::gpspm:
-        return persist::Method::gpspm;
-    case protocol::PersistMethod::commit:
-        return persist::Method::commit;
-    case protocol::PersistMethod::any:
-        break;
-    }
-    return std::nullopt;
-}
-
-protocol::PersistMethod to_wire(persist::Method method) {
-    switch (method) {
-    case persist::Method::apm:
-        return protocol::PersistMethod::apm;
-    case persist::Method::gpspm:
-        return protocol::PersistMethod::gpspm;
-    case persist::Method::commit:
-        return protocol::PersistMethod::commit;
-    }
-    return protocol::PersistMethod::gpspm;
-}
 
 // The status for a data plane that would not start, after PMDK's rpmemd: a provider the client
 // asked for that this host cannot open is a bad provider (PMDK: fi_getinfo failed), no usable
@@ -195,7 +170,7 @@ Result<protocol::DataPath> Session::start_data_plane(OpenPool& pool, std::uint32
 
     auto choice =
         persist::choose_method(services_.config.platform, info.traits, pool.mapping().is_pmem(),
-                               services_.config.methods, to_method(method));
+                               services_.config.methods, persist::from_wire(method));
     if (!choice) {
         data_plane->stop();
         return fail(status_error(reply_status_for(choice.error(), Status::invalid_request),
@@ -204,18 +179,8 @@ Result<protocol::DataPath> Session::start_data_plane(OpenPool& pool, std::uint32
     spdlog::info("{}: persistence method {}: {}", log_name_, persist::to_string(choice->method),
                  choice->reason);
 
-    protocol::DataPath path;
-    path.provider = info.provider;
-    path.host = info.host;
-    path.port = info.port;
-    path.remote_base = info.remote_base;
-    path.remote_key = info.remote_key;
-    path.offset_addressing = info.offset_addressing;
-    path.lanes = info.lanes;
-    path.persist_method = to_wire(choice->method);
-    path.inline_buffer_size = info.inline_buffer_size;
-    path.pool_size = pool.mapping().size();
-    path.token = *token;
+    protocol::DataPath path =
+        info.data_path(persist::to_wire(choice->method), pool.mapping().size(), *token);
     spdlog::info("{}: data path {} {}:{}, {} lanes, {} pool bytes, {}", log_name_, path.provider,
                  path.host.empty() ? "(the control host)" : path.host, path.port, path.lanes,
                  path.pool_size, pool.mapping().is_pmem() ? "persistent memory" : "not pmem");
@@ -224,34 +189,46 @@ Result<protocol::DataPath> Session::start_data_plane(OpenPool& pool, std::uint32
     return path;
 }
 
+Reply Session::refusal(protocol::MessageType type, std::string_view pool_set,
+                       const Error& error) const {
+    Status status = reply_status_for(error, Status::pool_config);
+    spdlog::info("{}: {} '{}' refused: {}: {}", log_name_, protocol::name_of(type), pool_set,
+                 protocol::name_of(status), error.message());
+    return protocol::failure_reply(type, status, error.message());
+}
+
+Result<protocol::DataPath> Session::serve_pool(Result<std::unique_ptr<OpenPool>> pool,
+                                               std::uint32_t lanes,
+                                               protocol::ProviderPreference provider,
+                                               protocol::PersistMethod method, bool created,
+                                               std::string& note) {
+    if (!pool)
+        return fail(std::move(pool.error()));
+    auto path = start_data_plane(**pool, lanes, provider, method, note);
+    if (!path) {
+        // A pool created for a session that never got going is removed again, as PMDK did.
+        if (auto closed = services_.store.close(std::move(*pool), created); !closed)
+            spdlog::warn("{}: {}", log_name_, closed.error().message());
+        return path;
+    }
+    pool_ = std::move(*pool);
+    return path;
+}
+
 Reply Session::create(const protocol::CreateRequest& request) {
     spdlog::info("{}: create '{}' (pool size {}, {} lanes, provider {}, method {}{})", log_name_,
                  request.pool_set, request.pool_size, request.lanes,
                  protocol::name_of(request.provider), protocol::name_of(request.persist_method),
                  request.attributes.is_zero() ? ", no headers" : "");
-    auto refuse = [&](const Error& error) {
-        Status status = reply_status_for(error, Status::pool_config);
-        spdlog::info("{}: create '{}' refused: {}: {}", log_name_, request.pool_set,
-                     protocol::name_of(status), error.message());
-        return protocol::failure_reply(protocol::MessageType::create, status, error.message());
-    };
     if (auto checked = check_open_request(request.lanes, request.provider); !checked)
-        return refuse(checked.error());
-    auto pool = services_.store.create(
-        {peer_.identity, request.pool_set, request.pool_size, peer_.session_id},
-        request.attributes);
-    if (!pool)
-        return refuse(pool.error());
+        return refusal(protocol::MessageType::create, request.pool_set, checked.error());
     std::string note;
-    auto path =
-        start_data_plane(**pool, request.lanes, request.provider, request.persist_method, note);
-    if (!path) {
-        // A pool created for a session that never got going is removed again, as PMDK did.
-        if (auto closed = services_.store.close(std::move(*pool), true); !closed)
-            spdlog::warn("{}: {}", log_name_, closed.error().message());
-        return refuse(path.error());
-    }
-    pool_ = std::move(*pool);
+    auto path = serve_pool(services_.store.create({peer_.identity, request.pool_set,
+                                                   request.pool_size, peer_.session_id},
+                                                  request.attributes),
+                           request.lanes, request.provider, request.persist_method, true, note);
+    if (!path)
+        return refusal(protocol::MessageType::create, request.pool_set, path.error());
     spdlog::info("{}: created pool set '{}'", log_name_, request.pool_set);
     return protocol::CreateReply{Status::ok, std::move(note), std::move(*path)};
 }
@@ -260,27 +237,14 @@ Reply Session::open(const protocol::OpenRequest& request) {
     spdlog::info("{}: open '{}' (pool size {}, {} lanes, provider {}, method {})", log_name_,
                  request.pool_set, request.pool_size, request.lanes,
                  protocol::name_of(request.provider), protocol::name_of(request.persist_method));
-    auto refuse = [&](const Error& error) {
-        Status status = reply_status_for(error, Status::pool_config);
-        spdlog::info("{}: open '{}' refused: {}: {}", log_name_, request.pool_set,
-                     protocol::name_of(status), error.message());
-        return protocol::failure_reply(protocol::MessageType::open, status, error.message());
-    };
     if (auto checked = check_open_request(request.lanes, request.provider); !checked)
-        return refuse(checked.error());
-    auto pool = services_.store.open(
-        {peer_.identity, request.pool_set, request.pool_size, peer_.session_id});
-    if (!pool)
-        return refuse(pool.error());
+        return refusal(protocol::MessageType::open, request.pool_set, checked.error());
     std::string note;
-    auto path =
-        start_data_plane(**pool, request.lanes, request.provider, request.persist_method, note);
-    if (!path) {
-        if (auto closed = services_.store.close(std::move(*pool), false); !closed)
-            spdlog::warn("{}: {}", log_name_, closed.error().message());
-        return refuse(path.error());
-    }
-    pool_ = std::move(*pool);
+    auto path = serve_pool(services_.store.open({peer_.identity, request.pool_set,
+                                                 request.pool_size, peer_.session_id}),
+                           request.lanes, request.provider, request.persist_method, false, note);
+    if (!path)
+        return refusal(protocol::MessageType::open, request.pool_set, path.error());
     spdlog::info("{}: opened pool set '{}'", log_name_, request.pool_set);
     protocol::OpenReply reply{Status::ok, std::move(note), std::move(*path), pool_->attributes()};
     return reply;

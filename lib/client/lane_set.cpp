@@ -11,6 +11,7 @@
 
 #include "fabric/endpoint.h"
 #include "persist/lane_binding.h"
+#include "persist/wire_method.h"
 
 namespace rpmem::client {
 
@@ -20,16 +21,8 @@ constexpr std::size_t kPage = 4096;
 constexpr std::size_t kBounceSize = 256 * 1024;
 
 Result<persist::Method> method_of(protocol::PersistMethod method) {
-    switch (method) {
-    case protocol::PersistMethod::apm:
-        return persist::Method::apm;
-    case protocol::PersistMethod::gpspm:
-        return persist::Method::gpspm;
-    case protocol::PersistMethod::commit:
-        return persist::Method::commit;
-    case protocol::PersistMethod::any:
-        break;
-    }
+    if (auto known = persist::from_wire(method))
+        return *known;
     return fail(EPROTO, "the target chose no persistence method", ErrorSource::protocol);
 }
 

@@ -16,6 +16,7 @@
 #include "channel/client.h"
 #include "client/lane_set.h"
 #include "client/logger.h"
+#include "persist/wire_method.h"
 #include "protocol/request.h"
 
 namespace rpmem::client {
@@ -39,20 +40,6 @@ protocol::ProviderPreference provider_preference(const Settings& settings) {
         return *named;
     return settings.enable_verbs ? protocol::ProviderPreference::any
                                  : protocol::ProviderPreference::tcp;
-}
-
-protocol::PersistMethod method_preference(const Settings& settings) {
-    if (!settings.method)
-        return protocol::PersistMethod::any;
-    switch (*settings.method) {
-    case persist::Method::apm:
-        return protocol::PersistMethod::apm;
-    case persist::Method::gpspm:
-        return protocol::PersistMethod::gpspm;
-    case persist::Method::commit:
-        return protocol::PersistMethod::commit;
-    }
-    return protocol::PersistMethod::any;
 }
 
 // A replica with an open session: see Replica. The lanes are declared after the control
@@ -246,7 +233,7 @@ Result<void> Session::establish(bool create, unsigned& lanes,
                                         .pool_size = pool_.size(),
                                         .lanes = requested,
                                         .provider = provider_preference(settings_),
-                                        .persist_method = method_preference(settings_)};
+                                        .persist_method = persist::to_wire(settings_.method)};
         if (create_attributes != nullptr)
             request.attributes = *create_attributes;
         auto reply = channel::expect<protocol::CreateReply>(
@@ -261,7 +248,7 @@ Result<void> Session::establish(bool create, unsigned& lanes,
                                       .pool_size = pool_.size(),
                                       .lanes = requested,
                                       .provider = provider_preference(settings_),
-                                      .persist_method = method_preference(settings_)};
+                                      .persist_method = persist::to_wire(settings_.method)};
         auto reply = channel::expect<protocol::OpenReply>(
             control_->call(request), fmt::format("{}: opening pool set {}", where_, pool_set_));
         if (!reply)

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "client/control.h"
+#include "persist/wire_method.h"
 
 namespace rpmem::tools {
 
@@ -27,17 +28,7 @@ protocol::ProviderPreference RemoteTarget::provider() const {
 }
 
 protocol::PersistMethod RemoteTarget::persist_method() const {
-    if (!settings.method)
-        return protocol::PersistMethod::any;
-    switch (*settings.method) {
-    case persist::Method::apm:
-        return protocol::PersistMethod::apm;
-    case persist::Method::gpspm:
-        return protocol::PersistMethod::gpspm;
-    case persist::Method::commit:
-        return protocol::PersistMethod::commit;
-    }
-    return protocol::PersistMethod::any;
+    return persist::to_wire(settings.method);
 }
 
 std::string uuid_text(const PoolAttributes::Uuid& u) {
