@@ -49,6 +49,24 @@ struct DataPlaneInfo {
     unsigned lanes = 0; // granted
     std::uint32_t inline_buffer_size = 0;
     persist::ProviderTraits traits;
+
+    // The create/open reply's description of this data plane for the client.
+    protocol::DataPath data_path(protocol::PersistMethod method, std::uint64_t pool_size,
+                                 const protocol::SessionToken& token) const {
+        protocol::DataPath path;
+        path.provider = provider;
+        path.host = host;
+        path.port = port;
+        path.remote_base = remote_base;
+        path.remote_key = remote_key;
+        path.offset_addressing = offset_addressing;
+        path.lanes = lanes;
+        path.persist_method = method;
+        path.inline_buffer_size = inline_buffer_size;
+        path.pool_size = pool_size;
+        path.token = token;
+        return path;
+    }
 };
 
 // The fabric half of one session on the target: a listener that admits only connections

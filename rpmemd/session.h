@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "base/error.h"
 #include "channel/session_handler.h"
@@ -66,6 +67,17 @@ private:
     Result<protocol::DataPath> start_data_plane(OpenPool& pool, std::uint32_t lanes,
                                                 protocol::ProviderPreference provider,
                                                 protocol::PersistMethod method, std::string& note);
+    // The common rest of create and open once the store made or opened `pool`: the data plane
+    // started, the pool this session's; on failure the pool closed again (removed when this
+    // request `created` it).
+    Result<protocol::DataPath> serve_pool(Result<std::unique_ptr<OpenPool>> pool,
+                                          std::uint32_t lanes,
+                                          protocol::ProviderPreference provider,
+                                          protocol::PersistMethod method, bool created,
+                                          std::string& note);
+    // A refused create or open, logged; its status comes from the error (pool_config if none).
+    protocol::Reply refusal(protocol::MessageType type, std::string_view pool_set,
+                            const Error& error) const;
     // Fences and closes this session's pool (data plane first); `remove` deletes its parts.
     Result<void> release(bool remove) noexcept;
     std::string bind_host() const;

@@ -192,19 +192,8 @@ private:
         if (!target)
             return fail(std::move(target.error()));
 
-        const daemon::DataPlaneInfo& info = (*target)->info();
-        protocol::DataPath path;
-        path.provider = info.provider;
-        path.host = info.host;
-        path.port = info.port;
-        path.remote_base = info.remote_base;
-        path.remote_key = info.remote_key;
-        path.offset_addressing = info.offset_addressing;
-        path.lanes = info.lanes;
-        path.persist_method = method;
-        path.inline_buffer_size = info.inline_buffer_size;
-        path.pool_size = mapping_->size();
-        path.token = request.token;
+        const protocol::DataPath path =
+            (*target)->info().data_path(method, mapping_->size(), request.token);
         client::Settings settings;
         settings.spin = std::chrono::hours(1); // never block: the client has a core of its own
         if (cpus_.size() >= 2)

@@ -64,20 +64,7 @@ public:
     }
 
     protocol::DataPath data_path(protocol::PersistMethod method) const {
-        const daemon::DataPlaneInfo& info = target_->info();
-        protocol::DataPath path;
-        path.provider = info.provider;
-        path.host = info.host;
-        path.port = info.port;
-        path.remote_base = info.remote_base;
-        path.remote_key = info.remote_key;
-        path.offset_addressing = info.offset_addressing;
-        path.lanes = info.lanes;
-        path.persist_method = method;
-        path.inline_buffer_size = info.inline_buffer_size;
-        path.pool_size = mapping_->size();
-        path.token = token_;
-        return path;
+        return target_->info().data_path(method, mapping_->size(), token_);
     }
 
     Result<std::unique_ptr<client::LaneSet>> connect(protocol::PersistMethod method,
