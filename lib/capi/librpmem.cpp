@@ -130,6 +130,17 @@ bool check_pool(const char* step, const RPMEMpool* rpp) {
     return false;
 }
 
+// The persist mode `flags` ask for; EINVAL (naming `step`) for any bit but `relaxed_flag`.
+std::optional<rpmem::client::PersistMode> persist_mode(const char* step, unsigned flags,
+                                                       unsigned relaxed_flag) {
+    if ((flags & ~relaxed_flag) != 0) {
+        report(EINVAL, fmt::format("{}: unknown flags {:#x}", step, flags));
+        return std::nullopt;
+    }
+    return (flags & relaxed_flag) != 0 ? rpmem::client::PersistMode::relaxed
+                                       : rpmem::client::PersistMode::strict;
+}
+
 } // namespace
 
 extern "C" {
@@ -212,13 +223,10 @@ int rpmem_flush(RPMEMpool* rpp, size_t offset, size_t length, unsigned lane, uns
     return guarded(-1, [&] {
         if (!check_pool("rpmem_flush", rpp))
             return -1;
-        if ((flags & ~RPMEM_FLUSH_RELAXED) != 0) {
-            report(EINVAL, fmt::format("rpmem_flush: unknown flags {:#x}", flags));
+        auto mode = persist_mode("rpmem_flush", flags, RPMEM_FLUSH_RELAXED);
+        if (!mode)
             return -1;
-        }
-        auto mode = (flags & RPMEM_FLUSH_RELAXED) != 0 ? rpmem::client::PersistMode::relaxed
-                                                       : rpmem::client::PersistMode::strict;
-        return status_of(rpp->replica->flush(offset, length, lane, mode));
+        return status_of(rpp->replica->flush(offset, length, lane, *mode));
     });
 }
 
@@ -238,13 +246,10 @@ int rpmem_persist(RPMEMpool* rpp, size_t offset, size_t length, unsigned lane, u
     return guarded(-1, [&] {
         if (!check_pool("rpmem_persist", rpp))
             return -1;
-        if ((flags & ~RPMEM_PERSIST_RELAXED) != 0) {
-            report(EINVAL, fmt::format("rpmem_persist: unknown flags {:#x}", flags));
+        auto mode = persist_mode("rpmem_persist", flags, RPMEM_PERSIST_RELAXED);
+        if (!mode)
             return -1;
-        }
-        auto mode = (flags & RPMEM_PERSIST_RELAXED) != 0 ? rpmem::client::PersistMode::relaxed
-                                                         : rpmem::client::PersistMode::strict;
-        return status_of(rpp->replica->persist(offset, length, lane, mode));
+        return status_of(rpp->replica->persist(offset, length, lane, *mode));
     });
 }
 

@@ -300,28 +300,8 @@ Error Endpoint::post_failure(int code, const char* operation) {
 Result<void> Endpoint::write(const MemoryRegion& source, std::size_t source_offset,
                              std::size_t length, const RemoteRegion& target,
                              std::uint64_t target_offset, Signal signal, void* context) {
-    if (!source.contains(source_offset, length) || !target.contains(target_offset, length))
-        return fail(with_peer(Error(EINVAL, fmt::format("RMA write of {} bytes from offset {} "
-                                                        "to offset {}: outside the regions",
-                                                        length, source_offset, target_offset))));
-    if (length > capabilities_.max_msg_size)
-        return fail(with_peer(Error(EMSGSIZE, fmt::format("RMA write of {} bytes: the "
-                                                          "provider moves at most {}",
-                                                          length, capabilities_.max_msg_size))));
-    return post_transmit(
-        "RMA write", signal == Signal::yes, context, 0, [&](std::uint64_t flags, void* ctx) {
-            iovec iov{source.data() + source_offset, length};
-            void* descriptor = source.descriptor();
-            fi_rma_iov rma{target.remote_address(target_offset), length, target.key};
-            fi_msg_rma message{};
-            message.msg_iov = &iov;
-            message.desc = &descriptor;
-            message.iov_count = 1;
-            message.rma_iov = &rma;
-            message.rma_iov_count = 1;
-            message.context = ctx;
-            return fi_writemsg(ep_.get(), &message, flags);
-        });
+    return post_write("RMA write", source, source_offset, length, target, target_offset,
+                      signal == Signal::yes, 0, context);
 }
 
 Result<void> Endpoint::write_commit(const MemoryRegion& source, std::size_t source_offset,
@@ -331,14 +311,26 @@ Result<void> Endpoint::write_commit(const MemoryRegion& source, std::size_t sour
         return fail(with_peer(Error(EOPNOTSUPP, fmt::format("provider {} does not honour "
                                                             "FI_COMMIT_COMPLETE",
                                                             capabilities_.provider))));
+    return post_write("committed RMA write", source, source_offset, length, target, target_offset,
+                      true, FI_COMMIT_COMPLETE, context);
+}
+
+Result<void> Endpoint::post_write(const char* operation, const MemoryRegion& source,
+                                  std::size_t source_offset, std::size_t length,
+                                  const RemoteRegion& target, std::uint64_t target_offset,
+                                  bool wants_completion, std::uint64_t extra_flags, void* context) {
     if (!source.contains(source_offset, length) || !target.contains(target_offset, length))
-        return fail(with_peer(Error(EINVAL, fmt::format("committed RMA write of {} bytes from "
-                                                        "offset {} to offset {}: outside the "
-                                                        "regions",
-                                                        length, source_offset, target_offset))));
+        return fail(
+            with_peer(Error(EINVAL, fmt::format("{} of {} bytes from offset {} to "
+                                                "offset {}: outside the regions",
+                                                operation, length, source_offset, target_offset))));
+    if (length > capabilities_.max_msg_size)
+        return fail(
+            with_peer(Error(EMSGSIZE, fmt::format("{} of {} bytes: the provider moves "
+                                                  "at most {}",
+                                                  operation, length, capabilities_.max_msg_size))));
     return post_transmit(
-        "committed RMA write", true, context, FI_COMMIT_COMPLETE,
-        [&](std::uint64_t flags, void* ctx) {
+        operation, wants_completion, context, extra_flags, [&](std::uint64_t flags, void* ctx) {
             iovec iov{source.data() + source_offset, length};
             void* descriptor = source.descriptor();
             fi_rma_iov rma{target.remote_address(target_offset), length, target.key};

@@ -139,6 +139,11 @@ private:
     template <typename Post>
     Result<void> post_transmit(const char* operation, bool wants_completion, void* context,
                                std::uint64_t extra_flags, Post&& post);
+    // An RMA write of [source_offset, +length) to target_offset, range-checked.
+    Result<void> post_write(const char* operation, const MemoryRegion& source,
+                            std::size_t source_offset, std::size_t length,
+                            const RemoteRegion& target, std::uint64_t target_offset,
+                            bool wants_completion, std::uint64_t extra_flags, void* context);
     Result<void> wait_for_room(Deadline deadline);
     Result<void> usable(const char* operation);
     // The error for a post the provider refused; fails the state when the connection is gone.
