@@ -30,6 +30,7 @@
 #include "channel/server.h"
 #include "channel/tls_context.h"
 #include "protocol/codec.h"
+#include "temp_dir.h"
 
 namespace channel_test {
 
@@ -45,26 +46,7 @@ using rpmem::channel::ServerConfig;
 // their condition holds, so this only bounds how long a broken test takes to fail.
 constexpr auto kPatience = 30s;
 
-class TempDir {
-public:
-    TempDir() {
-        const char* base = std::getenv("TMPDIR");
-        std::string pattern = std::string(base ? base : "/tmp") + "/rpmem-channel-XXXXXX";
-        if (!::mkdtemp(pattern.data()))
-            throw std::system_error(errno, std::generic_category(), "mkdtemp");
-        path_ = pattern;
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const std::filesystem::path& path() const { return path_; }
-
-private:
-    std::filesystem::path path_;
-};
+using rpmem::test::TempDir;
 
 // A CA, a server certificate for localhost/127.0.0.1 and a client certificate for `identity`,
 // written under `dir/name`.

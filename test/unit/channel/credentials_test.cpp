@@ -14,6 +14,7 @@
 #include "temp_dir.h"
 
 using namespace rpmem::channel;
+using rpmem::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {

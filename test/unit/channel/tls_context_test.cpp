@@ -9,6 +9,7 @@
 #include "temp_dir.h"
 
 using namespace rpmem::channel;
+using rpmem::test::TempDir;
 
 namespace {
 
