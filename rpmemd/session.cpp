@@ -29,6 +29,9 @@ template <typename... Handlers>
 struct Overloaded : Handlers... {
     using Handlers::operator()...;
 };
+// Spelt out for clang 14, which does not deduce aggregates' template arguments yet.
+template <typename... Handlers>
+Overloaded(Handlers...) -> Overloaded<Handlers...>;
 
 // The status for a data plane that would not start, after PMDK's rpmemd: a provider the client
 // asked for that this host cannot open is a bad provider (PMDK: fi_getinfo failed), no usable

@@ -79,7 +79,6 @@ private:
     std::condition_variable finished_;
     std::map<std::uint64_t, std::weak_ptr<ServerSession>> sessions_; // guarded by mutex_
     bool stopping_ = false;                                          // guarded by mutex_
-    bool stopped_ = false;                                           // guarded by mutex_
 };
 
 Result<void> Server::Impl::listen() {
