@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "command.h"
 
 namespace {
@@ -33,6 +35,9 @@ void print_usage(std::ostream& out) {
 } // namespace
 
 int main(int argc, char** argv) {
+    // The in-process target (rpmemd's FabricTarget) logs its sessions at info; here only its
+    // warnings belong beside the results.
+    spdlog::set_level(spdlog::level::warn);
     std::vector<std::string_view> args(argv + 1, argv + argc);
     if (args.empty()) {
         print_usage(std::cerr);
