@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 #include <pthread.h>
+#include <rdma/fi_errno.h>
 #include <sched.h>
 #include <spdlog/spdlog.h>
 
@@ -319,7 +320,11 @@ void FabricTarget::run() noexcept {
             if (failure.context != nullptr) {
                 auto* slot = static_cast<SlotContext*>(failure.context);
                 slot->busy = false;
-                close_lane(slot->lane, failure.error.message());
+                // A connection that ends, cleanly or not, cancels the receives still posted on
+                // it; "operation canceled" would only puzzle whoever reads the log.
+                close_lane(slot->lane, failure.error.native_code() == FI_ECANCELED
+                                           ? std::string("the initiator disconnected")
+                                           : failure.error.message());
             } else if (failure.error.errno_value() != ETIMEDOUT) {
                 spdlog::debug("{}: waiting for completions: {}", name_, failure.error.message());
             }

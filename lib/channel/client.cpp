@@ -40,6 +40,9 @@ long long ms(std::chrono::milliseconds duration) {
     return static_cast<long long>(duration.count());
 }
 
+// How long close() waits for the server's close_notify before it just closes the socket.
+constexpr std::chrono::milliseconds kCloseNotifyWait{1000};
+
 std::string host_port(const std::string& host, std::uint16_t port) {
     if (host.find(':') != std::string::npos)
         return fmt::format("[{}]:{}", host, port);
@@ -107,6 +110,9 @@ private:
     void arm_heartbeat();
     void on_heartbeat();
     void fail_channel(Error error, bool notify);
+    Error closed_error() const {
+        return Error(ENOTCONN, fmt::format("control channel to {} closed", peer_));
+    }
 
     const ClientConfig config_;
     const std::string peer_;
@@ -131,6 +137,7 @@ private:
     std::deque<std::vector<std::uint8_t>> write_queue_; // front is being written
     bool writing_ = false;
     bool failed_ = false;
+    bool closing_ = false; // close() is exchanging close_notify
     std::optional<PendingCall> pending_;
     std::optional<std::uint32_t> ping_id_;
     Clock::time_point last_heard_;
@@ -334,7 +341,7 @@ void Client::Impl::start() {
 
 void Client::Impl::read_next() {
     async_read_frame(stream_, read_buffer_, [this](const error_code& ec) {
-        if (failed_)
+        if (failed_ || closing_)
             return;
         if (ec) {
             fail_channel(error_from_asio(ec, fmt::format("control channel to {}", peer_)), true);
@@ -433,7 +440,7 @@ void Client::Impl::arm_heartbeat() {
         next = std::min(next, last_ping_ + ping_interval_);
     heartbeat_timer_.expires_at(next);
     heartbeat_timer_.async_wait([this](const error_code& ec) {
-        if (!ec && !failed_)
+        if (!ec && !failed_ && !closing_)
             on_heartbeat();
     });
 }
@@ -510,8 +517,8 @@ Result<protocol::Reply> Client::Impl::call(const protocol::Request& request) {
     auto future = promise.get_future();
     asio::post(io_,
                [this, id, type, frame = std::move(*frame), promise = std::move(promise)]() mutable {
-                   if (failed_) {
-                       promise.set_value(fail(*failure()));
+                   if (failed_ || closing_) {
+                       promise.set_value(fail(failure().value_or(closed_error())));
                        return;
                    }
                    pending_.emplace(PendingCall{id, type, std::move(promise)});
@@ -536,9 +543,7 @@ Result<protocol::Reply> Client::Impl::call(const protocol::Request& request) {
 void Client::Impl::close() {
     if (!thread_.joinable())
         return;
-    auto end = [this] {
-        fail_channel(Error(ENOTCONN, fmt::format("control channel to {} closed", peer_)), false);
-    };
+    auto end = [this] { fail_channel(closed_error(), false); };
     if (io_.get_executor().running_in_this_thread()) {
         end();
         return;
@@ -546,8 +551,25 @@ void Client::Impl::close() {
     std::promise<void> done;
     auto finished = done.get_future();
     asio::post(io_, [&] {
-        end();
-        done.set_value();
+        if (failed_) {
+            done.set_value();
+            return;
+        }
+        // A TLS close_notify tells rpmemd that this end was meant, not a crash. The frame
+        // read still pending receives the server's answer (and stops there); the heartbeat
+        // timer now bounds the exchange.
+        closing_ = true;
+        heartbeat_timer_.expires_after(
+            std::min<Clock::duration>(kCloseNotifyWait, config_.handshake_timeout));
+        heartbeat_timer_.async_wait([this](const error_code& ec) {
+            error_code ignored;
+            if (!ec)
+                stream_.lowest_layer().close(ignored);
+        });
+        stream_.async_shutdown([this, end, &done](const error_code&) {
+            end();
+            done.set_value();
+        });
     });
     finished.wait();
 }

@@ -126,6 +126,10 @@ void ServerSession::on_frame(const error_code& ec) {
     if (state_ != State::hello && state_ != State::running)
         return;
     if (ec) {
+        if (ec == asio::error::eof && state_ == State::running) {
+            end_tls(); // the client's close_notify: a clean end of the session
+            return;
+        }
         Error reason = error_from_asio(ec, "reading a request");
         if (state_ == State::hello)
             refuse(std::move(reason), std::nullopt, 0);
@@ -366,7 +370,8 @@ void ServerSession::write_next() {
                       [self = shared_from_this()](const error_code& ec, std::size_t) {
                           self->writing_ = false;
                           self->write_queue_.pop_front(); // Asio is done with the buffer
-                          if (self->state_ == State::closed || self->state_ == State::lingering)
+                          if (self->state_ == State::closed || self->state_ == State::lingering ||
+                              self->state_ == State::ending)
                               return;
                           if (ec) {
                               self->close(error_from_asio(ec, "writing a reply"));
@@ -426,6 +431,23 @@ void ServerSession::linger() {
     drain();
 }
 
+void ServerSession::end_tls() {
+    state_ = State::ending;
+    close_reason_ = Error(ENOTCONN, "the client closed the channel");
+    if (writing_) {
+        // A TLS shutdown must not overlap a write; a heartbeat reply still on its way only
+        // costs the client our close_notify.
+        close(*close_reason_);
+        return;
+    }
+    deadline_ = Clock::now() + kLingerTime;
+    arm_deadline();
+    stream_.async_shutdown([self = shared_from_this()](const error_code&) {
+        if (self->state_ == State::ending)
+            self->close(*self->close_reason_);
+    });
+}
+
 void ServerSession::drain() {
     stream_.next_layer().async_read_some(
         asio::buffer(drain_buffer_),
@@ -478,7 +500,7 @@ void ServerSession::on_deadline(const error_code& ec) {
 void ServerSession::close(Error reason) {
     if (state_ == State::closed)
         return;
-    bool was_running = state_ == State::running;
+    bool was_running = state_ == State::running || state_ == State::ending;
     state_ = State::closed;
     if (!close_reason_)
         close_reason_ = std::move(reason);

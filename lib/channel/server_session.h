@@ -62,12 +62,14 @@ private:
         running,   // serving requests
         finishing, // a last reply is being written, then lingering
         lingering, // output shut down, input drained until EOF, then closed
+        ending,    // the client sent close_notify; ours is on its way, then closed
         closed,
     };
 
     void on_handshake(const boost::system::error_code& ec);
     void read_frame();
     void on_frame(const boost::system::error_code& ec);
+    void end_tls();
     void on_hello(const protocol::Request& request, std::uint32_t request_id);
     void on_session_made(Result<void> made, std::uint32_t request_id);
     void dispatch(protocol::Request request, std::uint32_t request_id);

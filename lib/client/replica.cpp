@@ -184,6 +184,7 @@ private:
         return result;
     }
 
+    Result<void> abandon(Error why);
     void log_usage() const;
 
     // What one lane carried. A lane serves one thread at a time (the thread contract), so
@@ -223,7 +224,7 @@ Result<void> Session::establish(bool create, unsigned& lanes,
         channel_failed_.store(true, std::memory_order_release);
     });
     if (!control)
-        return fail(std::move(control.error()));
+        return abandon(std::move(control.error()));
     control_ = std::move(*control);
 
     const unsigned requested = lanes_to_request(lanes, settings_);
@@ -239,7 +240,7 @@ Result<void> Session::establish(bool create, unsigned& lanes,
         auto reply = channel::expect<protocol::CreateReply>(
             control_->call(request), fmt::format("{}: creating pool set {}", where_, pool_set_));
         if (!reply)
-            return fail(std::move(reply.error()));
+            return abandon(std::move(reply.error()));
         data_path = reply->data_path;
         has_header_ = create_attributes != nullptr && !create_attributes->is_zero();
         created_ = true;
@@ -252,7 +253,7 @@ Result<void> Session::establish(bool create, unsigned& lanes,
         auto reply = channel::expect<protocol::OpenReply>(
             control_->call(request), fmt::format("{}: opening pool set {}", where_, pool_set_));
         if (!reply)
-            return fail(std::move(reply.error()));
+            return abandon(std::move(reply.error()));
         data_path = reply->data_path;
         has_header_ = !reply->attributes.is_zero();
         if (open_attributes != nullptr)
@@ -263,16 +264,22 @@ Result<void> Session::establish(bool create, unsigned& lanes,
                                       std::min(requested, data_path.lanes), &channel_failed_);
     if (!connected) {
         // Leave nothing behind: a pool this call created is removed again (PMDK did the same).
-        lanes_.reset();
         (void)control_->call(protocol::CloseRequest{.remove = created_});
-        control_->close();
-        closed_ = true;
-        return fail(std::move(connected.error()));
+        return abandon(std::move(connected.error()));
     }
     lanes_ = std::move(*connected);
     lanes = lane_count();
     usage_.resize(lanes);
     return {};
+}
+
+// Ends a session that never got its pool (or its lanes): no close request for a pool the
+// target did not open, no usage line for a pool nobody used.
+Result<void> Session::abandon(Error why) {
+    closed_ = true;
+    if (control_)
+        control_->close();
+    return fail(std::move(why));
 }
 
 // One info line per session, so users (and rpmem-bench pmemobj, which parses the
