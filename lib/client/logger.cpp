@@ -36,8 +36,10 @@ spdlog::logger& logger() {
 void configure_logger(const Settings& settings) {
     static std::once_flag once;
     std::call_once(once, [&] {
-        // Inside an application librpmem stays silent unless RPMEM_LOG_LEVEL asks otherwise:
-        // the application's stderr is not ours.
+        // By default only errors: a replica that cannot be created or opened, or that broke.
+        // libpmemobj reports those as "remote replica #N failed" and never asks
+        // rpmem_errormsg() why, so this line is the only place the reason reaches the user.
+        // RPMEM_LOG_LEVEL=off silences even that.
         std::vector<spdlog::sink_ptr> sinks{std::make_shared<spdlog::sinks::stderr_sink_mt>()};
         std::string file_problem;
         if (!settings.log_file.empty()) {

@@ -36,8 +36,8 @@ struct Settings {
     std::chrono::milliseconds timeout{10000};         // RPMEM_TIMEOUT (ms): any one operation
     std::chrono::microseconds spin{50};               // RPMEM_SPIN_US: busy-poll before blocking
 
-    std::string log_level; // RPMEM_LOG_LEVEL: off (default), error, warn, info, debug, trace
-    std::string log_file;  // RPMEM_LOG_FILE: default stderr
+    std::string log_level = "error"; // RPMEM_LOG_LEVEL: off, error, warn, info, debug, trace
+    std::string log_file;            // RPMEM_LOG_FILE: default stderr
 };
 
 // Looks up one environment variable (std::getenv in production, a map in tests).

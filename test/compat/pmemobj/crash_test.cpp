@@ -71,3 +71,29 @@ TEST_CASE("rpmemd killed mid-run: the application fails fast, acknowledged data 
     auto count = std::stoull(verified.output.substr(verified.output.find("verified ") + 9));
     CHECK(count >= committed);
 }
+
+TEST_CASE("rpmemd not running: creating and opening a replicated pool fail, saying why") {
+    TempDir root("rpmem-compat-down");
+    RpmemdInstance rpmemd(root);
+    const fs::path target_part = root / "target" / "pool.part0";
+    target_set(rpmemd, "remote.set", target_part);
+    const fs::path set = initiator_set(root, {rpmemd.target() + " remote.set"});
+    EnvironmentChanges environment = pmdk_environment(rpmemd);
+    environment.erase("RPMEM_LOG_LEVEL"); // the default must tell the reason
+
+    auto created = obj_tx({"create", set.string(), "1"}, environment);
+    REQUIRE(created.status == 0);
+    REQUIRE(rpmemd.stop() == 0);
+
+    // libpmemobj itself only says "remote replica #1 failed"; librpmem's default log line
+    // names the target and the cause. A plain failure, not a crash.
+    for (const char* command : {"verify", "create"}) {
+        if (std::string(command) == "create")
+            fs::remove(initiator_part(root));
+        auto failed = obj_tx({command, set.string(), "1"}, environment);
+        INFO(command << ": " << failed.output);
+        CHECK(failed.status == 1);
+        CHECK_THAT(failed.output,
+                   Catch::Contains(rpmemd.target()) && Catch::Contains("Connection refused"));
+    }
+}
