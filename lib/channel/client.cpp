@@ -21,6 +21,7 @@
 
 #include "channel/frame_reader.h"
 #include "channel/logger.h"
+#include "channel/name_resolver.h"
 #include "channel/tls_context.h"
 #include "channel/tls_error.h"
 #include "protocol/codec.h"
@@ -93,6 +94,7 @@ public:
 
     const protocol::HelloReply& hello() const noexcept { return hello_; }
     const std::string& peer() const noexcept { return peer_; }
+    const std::string& peer_address() const noexcept { return peer_address_; }
 
 private:
     struct PendingCall {
@@ -116,6 +118,7 @@ private:
 
     const ClientConfig config_;
     const std::string peer_;
+    std::string peer_address_; // set by connect()
     std::unique_ptr<asio::ssl::context> tls_;
     asio::io_context io_;
     asio::ssl::stream<tcp::socket> stream_;
@@ -165,28 +168,13 @@ Result<void> Client::Impl::configure_server_name() {
 Result<void> Client::Impl::connect() {
     auto connect_deadline = Clock::now() + config_.connect_timeout;
 
-    tcp::resolver resolver(io_);
-    tcp::resolver::results_type endpoints;
-    error_code ec;
-    bool resolved = false;
-    resolver.async_resolve(config_.host, std::to_string(config_.port),
-                           tcp::resolver::numeric_service,
-                           [&](const error_code& e, tcp::resolver::results_type results) {
-                               ec = e;
-                               endpoints = std::move(results);
-                               resolved = true;
-                           });
-    // getaddrinfo() cannot be interrupted: past the deadline this returns ETIMEDOUT only once
-    // the lookup has given up by itself. Numeric addresses never wait.
-    if (!run_until(
-            io_, [&] { return resolved; }, connect_deadline, [&] { resolver.cancel(); }))
-        return fail(ETIMEDOUT, fmt::format("resolving {}: no answer within {} ms", config_.host,
-                                           ms(config_.connect_timeout)));
-    if (ec)
-        return fail(error_from_asio(ec, fmt::format("resolving {}", config_.host)));
+    auto endpoints = resolve_host(config_.host, config_.port, connect_deadline);
+    if (!endpoints)
+        return fail(std::move(endpoints.error()));
 
+    error_code ec;
     bool connected = false;
-    asio::async_connect(stream_.lowest_layer(), endpoints,
+    asio::async_connect(stream_.lowest_layer(), *endpoints,
                         [&](const error_code& e, const tcp::endpoint&) {
                             ec = e;
                             connected = true;
@@ -200,6 +188,8 @@ Result<void> Client::Impl::connect() {
         return fail(error_from_asio(ec, fmt::format("connecting to {}", peer_)));
     // Requests and replies are small and latency-bound; do not let Nagle hold them back.
     stream_.lowest_layer().set_option(tcp::no_delay(true), ec);
+    auto remote = stream_.lowest_layer().remote_endpoint(ec);
+    peer_address_ = ec ? config_.host : remote.address().to_string();
 
     if (auto ok = configure_server_name(); !ok)
         return ok;
@@ -624,6 +614,10 @@ const protocol::HelloReply& Client::hello() const noexcept {
 
 const std::string& Client::peer() const noexcept {
     return impl_->peer();
+}
+
+const std::string& Client::peer_address() const noexcept {
+    return impl_->peer_address();
 }
 
 void Client::close() {

@@ -78,6 +78,10 @@ public:
     // "host:port", for messages.
     const std::string& peer() const noexcept;
 
+    // The server's numeric address as connected ("192.0.2.7", "::1"): where the data path
+    // goes too, so a host name is looked up once, within the connect timeout.
+    const std::string& peer_address() const noexcept;
+
     // Ends the channel; later calls fail with ENOTCONN. Idempotent.
     void close();
 

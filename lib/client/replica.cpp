@@ -260,7 +260,7 @@ Result<void> Session::establish(bool create, unsigned& lanes,
             *open_attributes = reply->attributes;
     }
 
-    auto connected = LaneSet::connect(data_path, target_.host, pool_, settings_,
+    auto connected = LaneSet::connect(data_path, control_->peer_address(), pool_, settings_,
                                       std::min(requested, data_path.lanes), &channel_failed_);
     if (!connected) {
         // Leave nothing behind: a pool this call created is removed again (PMDK did the same).

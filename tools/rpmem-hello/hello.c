@@ -31,6 +31,10 @@ int main(int argc, char* argv[]) {
     const char* target = argv[1];
     const char* pool_set = argv[2];
 
+    /* This program reports rpmem_errormsg() itself, and a first open failing with ENOENT is
+     * its normal start: librpmem's own error log would only repeat or alarm. */
+    setenv("RPMEM_LOG_LEVEL", "off", 0);
+
     void* pool = NULL;
     if (posix_memalign(&pool, (size_t)sysconf(_SC_PAGESIZE), POOL_SIZE) != 0) {
         fprintf(stderr, "cannot allocate the local pool\n");
