@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// librpmem's sessions as rpmemd sees them: a target that is not there, an open the target
-// refuses, and a clean close, each through the C API an application calls.
+// librpmem.so.1's C entry points against a real rpmemd: an open the target refuses, a clean
+// create/persist/close as the target logs it, PMDK's argument rules on an open pool with a
+// header (EINVAL, never sticky), attributes through open and set_attr, and a target where
+// nothing listens.
 #include <cerrno>
 #include <csignal>
+#include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -35,6 +39,74 @@ std::unique_ptr<void, AlignedFree> pool_memory() {
     REQUIRE(memory != nullptr);
     std::memset(memory, 0, kPoolSize);
     return std::unique_ptr<void, AlignedFree>(memory);
+}
+
+void expect_einval(const char* what, int result) {
+    INFO(what << ": " << rpmem_errormsg());
+    CHECK(result != 0);
+    CHECK(errno == EINVAL);
+}
+
+// PMDK's argument rules on an open pool with a header: each breach is EINVAL naming the call,
+// and none of them breaks the pool (only data-path errors are sticky).
+void check_argument_rules(const std::string& target, void* pool) {
+    rpmem_pool_attr attributes{};
+    std::memcpy(attributes.signature, "RULES", 6);
+    attributes.major = 1;
+    // Every UUID given (rpmemd makes up the ones left zero, as PMDK did).
+    std::memset(attributes.poolset_uuid, 0x11, sizeof attributes.poolset_uuid);
+    std::memset(attributes.uuid, 0x22, sizeof attributes.uuid);
+    std::memset(attributes.next_uuid, 0x33, sizeof attributes.next_uuid);
+    std::memset(attributes.prev_uuid, 0x44, sizeof attributes.prev_uuid);
+    unsigned lanes = 2;
+    RPMEMpool* rpp =
+        rpmem_create(target.c_str(), "header.set", pool, kPoolSize, &lanes, &attributes);
+    INFO(rpmem_errormsg());
+    REQUIRE(rpp != nullptr);
+    REQUIRE(lanes == 2);
+
+    expect_einval("persist inside the header", rpmem_persist(rpp, 0, 8, 0, 0));
+    expect_einval("persist on a lane not granted", rpmem_persist(rpp, 4096, 8, lanes, 0));
+    expect_einval("persist with unknown flags", rpmem_persist(rpp, 4096, 8, 0, 0x8));
+    expect_einval("persist past the end", rpmem_persist(rpp, kPoolSize - 8, 16, 0, 0));
+    expect_einval("flush inside the header", rpmem_flush(rpp, 8, 8, 0, 0));
+    expect_einval("drain with flags", rpmem_drain(rpp, 0, 1));
+    expect_einval("deep persist past the end", rpmem_deep_persist(rpp, kPoolSize, 8, 0));
+    char buffer[16];
+    expect_einval("read past the end", rpmem_read(rpp, buffer, kPoolSize - 8, 16, 0));
+    expect_einval("read on a lane not granted", rpmem_read(rpp, buffer, 4096, 8, lanes));
+    CHECK_THAT(rpmem_errormsg(), Catch::Contains("rpmem_read"));
+
+    // Still healthy: a persist and a deep persist on each lane, then the bytes read back.
+    for (unsigned lane = 0; lane < lanes; ++lane) {
+        char* slot = static_cast<char*>(pool) + 4096 + 64 * lane;
+        std::snprintf(slot, 64, "lane %u", lane);
+        CHECK(rpmem_persist(rpp, 4096 + 64 * lane, 64, lane, 0) == 0);
+        CHECK(rpmem_deep_persist(rpp, 4096 + 64 * lane, 64, lane) == 0);
+    }
+    CHECK(rpmem_read(rpp, buffer, 4096 + 64, sizeof buffer, 1) == 0);
+    CHECK(std::string(buffer) == "lane 1");
+    CHECK(rpmem_close(rpp) == 0);
+
+    // The attributes come back on open as created; the architecture flags left zero are the
+    // target's own.
+    rpmem_pool_attr opened{};
+    rpp = rpmem_open(target.c_str(), "header.set", pool, kPoolSize, &lanes, &opened);
+    REQUIRE(rpp != nullptr);
+    CHECK(std::memcmp(&opened, &attributes, offsetof(rpmem_pool_attr, user_flags)) == 0);
+    const rpmem_pool_attr zero{};
+    CHECK(std::memcmp(opened.user_flags, zero.user_flags, sizeof zero.user_flags) != 0);
+
+    // set_attr rewrites them, and the next open returns exactly that.
+    opened.major = 2;
+    opened.compat_features = 0x1;
+    CHECK(rpmem_set_attr(rpp, &opened) == 0);
+    CHECK(rpmem_close(rpp) == 0);
+    rpmem_pool_attr reopened{};
+    rpp = rpmem_open(target.c_str(), "header.set", pool, kPoolSize, &lanes, &reopened);
+    REQUIRE(rpp != nullptr);
+    CHECK(std::memcmp(&reopened, &opened, sizeof opened) == 0);
+    CHECK(rpmem_close(rpp) == 0);
 }
 
 } // namespace
@@ -70,6 +142,9 @@ TEST_CASE("librpmem: sessions as rpmemd sees them, and a target that is not ther
     std::string log = host.dir().read("rpmemd.log");
     CHECK_THAT(log, !Catch::Contains("close_notify"));
     CHECK_THAT(log, !Catch::Contains("Operation canceled"));
+
+    host.write_set("header.set", "header", 1);
+    check_argument_rules(target, pool.get());
 
     // Nothing listens any more: create, open and remove fail with ECONNREFUSED naming the
     // target (an open used to crash here, closing a channel it never had).
