@@ -94,9 +94,12 @@ CompletionError CompletionQueue::read_error() {
     const int code = entry.err != 0 ? entry.err : FI_EOTHER;
     char detail[256] = {};
     fi_cq_strerror(cq_.get(), entry.prov_errno, entry.err_data, detail, sizeof detail);
+    // Operations still queued when a connection ends complete as canceled; say what that means.
     std::string message =
-        fmt::format("{} failed: {}", operation_name(entry.flags), fi_strerror(code));
-    if (detail[0] != '\0' && std::string_view(detail) != fi_strerror(code))
+        code == FI_ECANCELED
+            ? fmt::format("{} cancelled: the connection was closed", operation_name(entry.flags))
+            : fmt::format("{} failed: {}", operation_name(entry.flags), fi_strerror(code));
+    if (code != FI_ECANCELED && detail[0] != '\0' && std::string_view(detail) != fi_strerror(code))
         message += fmt::format(" (provider: {})", detail);
     return CompletionError{
         entry.op_context, entry.flags,
