@@ -556,7 +556,7 @@ void Client::Impl::close() {
             if (!ec)
                 stream_.lowest_layer().close(ignored);
         });
-        stream_.async_shutdown([this, end, &done](const error_code&) {
+        stream_.async_shutdown([end, &done](const error_code&) {
             end();
             done.set_value();
         });
