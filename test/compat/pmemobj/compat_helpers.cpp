@@ -83,4 +83,13 @@ RunResult verify_target_copy(const TempDir& root, const fs::path& target_part,
     return obj_tx({"verify", set.string(), expected_count}, environment);
 }
 
+OneRemoteReplica::OneRemoteReplica(const std::string& name)
+    : root(name)
+    , rpmemd(root)
+    , target_part(root / "target" / "pool.part0")
+    , environment(pmdk_environment(rpmemd)) {
+    target_set(rpmemd, "remote.set", target_part);
+    set = initiator_set(root, {rpmemd.target() + " remote.set"});
+}
+
 } // namespace rpmem::test

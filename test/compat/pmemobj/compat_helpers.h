@@ -33,6 +33,20 @@ std::filesystem::path initiator_part(const TempDir& root);
 void target_set(const RpmemdInstance& rpmemd, const std::string& name,
                 const std::filesystem::path& part);
 
+// What most compat tests start from: a scratch root, one rpmemd, its set remote.set with one
+// part at root/target/pool.part0, the initiator's set with one REPLICA line to it, and the
+// environment PMDK programs run with. Tests bind its members by name:
+//   auto& [root, rpmemd, target_part, set, environment] = setup;
+struct OneRemoteReplica {
+    explicit OneRemoteReplica(const std::string& name);
+
+    TempDir root;
+    RpmemdInstance rpmemd;
+    std::filesystem::path target_part;
+    std::filesystem::path set;
+    EnvironmentChanges environment;
+};
+
 // Opens the target's copy as the master replica of a local set whose second replica is the
 // initiator's header page followed by the target's data (no data byte from the initiator),
 // and runs `obj_tx verify` with `expected_count` ("any" accepts whatever the pool holds).

@@ -17,12 +17,8 @@ using namespace rpmem::test;
 namespace fs = std::filesystem;
 
 TEST_CASE("rpmemd killed mid-run: the application fails fast, acknowledged data is durable") {
-    TempDir root("rpmem-compat-crash");
-    RpmemdInstance rpmemd(root);
-    const fs::path target_part = root / "target" / "pool.part0";
-    target_set(rpmemd, "remote.set", target_part);
-    const fs::path set = initiator_set(root, {rpmemd.target() + " remote.set"});
-    EnvironmentChanges environment = pmdk_environment(rpmemd);
+    OneRemoteReplica setup("rpmem-compat-crash");
+    auto& [root, rpmemd, target_part, set, environment] = setup;
     environment["RPMEM_LOG_LEVEL"] = "error";
 
     auto created = obj_tx({"create", set.string(), "1"}, environment);
@@ -73,12 +69,8 @@ TEST_CASE("rpmemd killed mid-run: the application fails fast, acknowledged data 
 }
 
 TEST_CASE("rpmemd not running: creating and opening a replicated pool fail, saying why") {
-    TempDir root("rpmem-compat-down");
-    RpmemdInstance rpmemd(root);
-    const fs::path target_part = root / "target" / "pool.part0";
-    target_set(rpmemd, "remote.set", target_part);
-    const fs::path set = initiator_set(root, {rpmemd.target() + " remote.set"});
-    EnvironmentChanges environment = pmdk_environment(rpmemd);
+    OneRemoteReplica setup("rpmem-compat-down");
+    auto& [root, rpmemd, target_part, set, environment] = setup;
     environment.erase("RPMEM_LOG_LEVEL"); // the default must tell the reason
 
     auto created = obj_tx({"create", set.string(), "1"}, environment);

@@ -12,12 +12,8 @@ using namespace rpmem::test;
 namespace fs = std::filesystem;
 
 TEST_CASE("pmempool create obj and pmempool rm on a set with a REPLICA line") {
-    TempDir root("rpmem-compat-pmempool");
-    RpmemdInstance rpmemd(root);
-    const fs::path target_part = root / "target" / "pool.part0";
-    target_set(rpmemd, "remote.set", target_part);
-    const fs::path set = initiator_set(root, {rpmemd.target() + " remote.set"});
-    const EnvironmentChanges environment = pmdk_environment(rpmemd);
+    OneRemoteReplica setup("rpmem-compat-pmempool");
+    auto& [root, rpmemd, target_part, set, environment] = setup;
 
     auto created =
         pmempool({"create", "obj", "--layout", "rpmem-compat", set.string()}, environment);
@@ -52,12 +48,8 @@ TEST_CASE("pmempool create obj and pmempool rm on a set with a REPLICA line") {
 }
 
 TEST_CASE("pmempool sync rebuilds a deleted remote replica") {
-    TempDir root("rpmem-compat-sync");
-    RpmemdInstance rpmemd(root);
-    const fs::path target_part = root / "target" / "pool.part0";
-    target_set(rpmemd, "remote.set", target_part);
-    const fs::path set = initiator_set(root, {rpmemd.target() + " remote.set"});
-    EnvironmentChanges environment = pmdk_environment(rpmemd);
+    OneRemoteReplica setup("rpmem-compat-sync");
+    auto& [root, rpmemd, target_part, set, environment] = setup;
     environment["RPMEM_SSH"] = required_environment("RPMEM_SSH_SHIM");
 
     auto created = obj_tx({"create", set.string(), "300"}, environment);

@@ -25,12 +25,8 @@ TEST_CASE("an unmodified libpmemobj application replicates through a REPLICA lin
           "target alone holds the complete pool") {
     const std::string provider = GENERATE("tcp", "sockets");
     INFO("provider " << provider);
-    TempDir root("rpmem-compat-obj");
-    RpmemdInstance rpmemd(root);
-    const fs::path target_part = root / "target" / "pool.part0";
-    target_set(rpmemd, "remote.set", target_part);
-    const fs::path set = initiator_set(root, {rpmemd.target() + " remote.set"});
-    EnvironmentChanges environment = pmdk_environment(rpmemd);
+    OneRemoteReplica setup("rpmem-compat-obj");
+    auto& [root, rpmemd, target_part, set, environment] = setup;
     environment["RPMEM_PROVIDER"] = provider;
 
     auto created = obj_tx({"create", set.string(), std::to_string(kTransactions)}, environment);
