@@ -370,8 +370,7 @@ void ServerSession::write_next() {
                       [self = shared_from_this()](const error_code& ec, std::size_t) {
                           self->writing_ = false;
                           self->write_queue_.pop_front(); // Asio is done with the buffer
-                          if (self->state_ == State::closed || self->state_ == State::lingering ||
-                              self->state_ == State::ending)
+                          if (self->state_ == State::closed || self->state_ == State::lingering)
                               return;
                           if (ec) {
                               self->close(error_from_asio(ec, "writing a reply"));
