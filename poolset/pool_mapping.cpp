@@ -246,6 +246,7 @@ Result<PoolMapping> PoolMapping::map(const PoolSet& set, std::size_t replica, bo
         if (got == MAP_FAILED)
             return fail(
                 system_error(errno, set.origin + ": mapping " + part_label(parts.parts[p])));
+        mapping.segments_.push_back({p, skip, length, offset});
         offset += length;
     }
     if (offset != total)

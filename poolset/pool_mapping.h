@@ -56,6 +56,19 @@ public:
     // Whether this object created the part files (create() on absent files).
     const std::vector<bool>& created_parts() const noexcept { return created_; }
 
+    // Where each piece of the contiguous range comes from: `length` bytes of part `part`'s
+    // descriptor from `file_offset`, at `pool_offset` of the range. Another process given the
+    // descriptors can map the same pool (rpmemd's data-path workers do).
+    struct Segment {
+        std::size_t part = 0;
+        std::uint64_t file_offset = 0;
+        std::uint64_t length = 0;
+        std::uint64_t pool_offset = 0;
+    };
+    const std::vector<Segment>& segments() const noexcept { return segments_; }
+    // The descriptor of part `part` (open read-write; owned by this mapping).
+    int part_fd(std::size_t part) const noexcept { return fds_[part].get(); }
+
     // Makes [offset, offset + length) of the pool durable: pmem_persist on persistent memory,
     // else msync. EINVAL when the range exceeds the pool.
     Result<void> persist(std::uint64_t offset, std::uint64_t length) const;
@@ -78,6 +91,7 @@ private:
     std::vector<std::uint64_t> ctimes_;
     std::vector<bool> created_;
     MappedRange range_;
+    std::vector<Segment> segments_;
     std::vector<MappedRange> header_maps_;
     bool is_pmem_ = false;
 };

@@ -215,6 +215,9 @@ const std::map<std::string, Setter, std::less<>>& setters() {
         {"heartbeat", set_field(&Config::heartbeat, parse_duration)},
         {"session-timeout", set_field(&Config::session_timeout, parse_duration)},
         {"port-file", set_field(&Config::port_file, parse_path)},
+        {"user", set_field(&Config::worker_user, parse_path)},
+        {"group", set_field(&Config::worker_group, parse_path)},
+        {"worker-sandbox", set_field(&Config::worker_sandbox, parse_yes_no)},
     };
     return table;
 }
@@ -464,7 +467,13 @@ Every config file key is also an option (--KEY VALUE or --KEY=VALUE) and wins ov
   log-level (err|warn|notice|info|debug), listen (HOST[:PORT], default port 7636), tls-ca,
   tls-cert, tls-key, allow-client, allow-provider, fabric-address, max-lanes, max-sessions,
   nthreads, heartbeat (a silent client is dropped after it), session-timeout (TLS and Hello
-  must finish within it), port-file (written with the bound port once listening).
+  must finish within it), port-file (written with the bound port once listening), user and
+  group (the data-path workers' ids when started as root; default nobody/nogroup),
+  worker-sandbox (yes|no, default yes).
+
+Each client identity's data path (fabric endpoints, registered pool memory) runs in a
+sandboxed worker process of its own; the supervisor keeps TLS, authorization, pool locks and
+logging.
 )";
 }
 

@@ -67,6 +67,15 @@ struct Config {
     // Once listening, rpmemd writes the bound port (a decimal line) to this file; empty: none.
     // For `listen = HOST:0` (tests, socket-activated setups) and for scripts.
     std::string port_file;
+
+    // The data-path workers (one process per client identity) run as this user and group
+    // (names or numbers) when rpmemd starts as root; unset: nobody/nogroup. They need no file
+    // access of their own: the supervisor hands them the pool files open.
+    std::string worker_user;
+    std::string worker_group;
+    // Workers enter their sandbox (no new privileges, no file system, a system call allow-list).
+    // `no` is for debugging a worker only.
+    bool worker_sandbox = true;
 };
 
 // Applies the `key = value` lines of one config file to `config`. `#` starts a comment

@@ -25,10 +25,16 @@ struct DataPlaneRequest {
     // Local address the fabric listener binds: the config's fabric-address, else the address
     // the TLS session arrived on.
     std::string bind_host;
-    // The session's pool; outlives the data plane. Registered whole for remote access.
+    // The session's pool; outlives the data plane.
     poolset::PoolMapping* pool = nullptr;
-    // Bytes at the start of the pool that inline persists may not write (4096 with headers).
+    // Bytes at the start of the pool (4096 with headers: the pool header) that no lane may
+    // reach: neither registered for RMA nor written by inline persists.
     std::size_t protected_prefix = 0;
+    // The client identity whose trust domain serves this session (one worker per identity).
+    std::string identity;
+    // Called at most once, from any thread, when the data plane ends by itself (its worker
+    // died): the session should end, as its lanes are gone. Not called after stop().
+    std::function<void(const Error&)> on_lost;
     unsigned lanes = 1; // lanes to grant at most (already capped by the config)
     protocol::SessionToken token{};
     std::string session_name; // for log lines, e.g. "session 7"

@@ -39,6 +39,10 @@ static_assert(persist::LaneBinding::kTokenLength == protocol::kSessionTokenLengt
 constexpr std::size_t kPage = 4096;
 constexpr std::size_t kReplySlots = 2 * persist::kLaneCredits;
 constexpr std::chrono::milliseconds kSlice{50};
+// The data port stays open until every granted lane has connected, or this long: a client
+// connects its lanes right after create/open, and whatever still arrives later (raw TCP
+// connections that never send a connection request among them) must not be held for ever.
+constexpr std::chrono::seconds kLaneConnectWindow{10};
 
 // The pool as the request handler sees it.
 class MappedPool final : public persist::TargetPool {
@@ -124,7 +128,8 @@ Result<fabric::Provider> choose_provider(const DataPlaneRequest& request) {
 // listener, domain and fabric.
 class FabricTarget final : public DataPlane {
 public:
-    static Result<std::unique_ptr<FabricTarget>> start(const DataPlaneRequest& request);
+    static Result<std::unique_ptr<FabricTarget>> start(const DataPlaneRequest& request,
+                                                       std::unique_ptr<persist::TargetPool> pool);
 
     ~FabricTarget() override { stop(); }
 
@@ -155,11 +160,11 @@ private:
         bool retired = false; // was connected once and closed: never admitted again
     };
 
-    FabricTarget(const DataPlaneRequest& request, fabric::Provider provider, fabric::Fabric fabric,
-                 fabric::Domain domain)
+    FabricTarget(const DataPlaneRequest& request, std::unique_ptr<persist::TargetPool> pool,
+                 fabric::Provider provider, fabric::Fabric fabric, fabric::Domain domain)
         : name_(request.session_name)
         , token_(request.token)
-        , pool_(*request.pool)
+        , pool_(std::move(pool))
         , protected_prefix_(request.protected_prefix)
         , responder_spin_(request.responder_spin)
         , responder_cpu_(request.responder_cpu)
@@ -174,6 +179,7 @@ private:
     Result<void> open(const DataPlaneRequest& request);
     void run() noexcept;
     void admit_requests();
+    void close_data_port_when_done();
     void admit(fabric::ConnectionRequest& request);
     void on_receive(const SlotContext& slot, std::size_t length);
     void send_reply(unsigned lane_index, const persist::Reply& reply);
@@ -189,7 +195,7 @@ private:
 
     std::string name_;
     protocol::SessionToken token_;
-    MappedPool pool_;
+    std::unique_ptr<persist::TargetPool> pool_; // parent of the region registered over it
     std::size_t protected_prefix_;
     std::chrono::nanoseconds responder_spin_;
     int responder_cpu_;
@@ -209,14 +215,16 @@ private:
     std::optional<persist::RequestHandler> handler_;
     std::vector<Lane> lanes_;
 
+    fabric::Clock::time_point lane_connect_deadline_{};
     std::thread responder_;
     std::atomic<bool> stop_{false};
     std::atomic<bool> stopped_{false};
 };
 
-Result<std::unique_ptr<FabricTarget>> FabricTarget::start(const DataPlaneRequest& request) {
-    if (request.pool == nullptr || request.lanes == 0)
-        return fail(EINVAL, "starting the data plane: no pool or no lanes");
+Result<std::unique_ptr<FabricTarget>>
+FabricTarget::start(const DataPlaneRequest& request, std::unique_ptr<persist::TargetPool> pool) {
+    if (pool == nullptr || request.lanes == 0 || request.protected_prefix >= pool->bytes().size())
+        return fail(EINVAL, "starting the data plane: no pool, no data in it or no lanes");
     auto provider = choose_provider(request);
     if (!provider)
         return fail(std::move(provider.error()));
@@ -227,10 +235,11 @@ Result<std::unique_ptr<FabricTarget>> FabricTarget::start(const DataPlaneRequest
     if (!domain)
         return fail(std::move(domain.error()).add_context("opening the fabric domain"));
 
-    std::unique_ptr<FabricTarget> target(
-        new FabricTarget(request, std::move(*provider), std::move(*fabric), std::move(*domain)));
+    std::unique_ptr<FabricTarget> target(new FabricTarget(
+        request, std::move(pool), std::move(*provider), std::move(*fabric), std::move(*domain)));
     if (auto opened = target->open(request); !opened)
         return fail(std::move(opened.error()));
+    target->lane_connect_deadline_ = fabric::Clock::now() + kLaneConnectWindow;
     target->responder_ = std::thread([raw = target.get()] { raw->run(); });
     return target;
 }
@@ -256,9 +265,14 @@ Result<void> FabricTarget::open(const DataPlaneRequest& request) {
         return fail(std::move(completions.error()).add_context("opening the completion queue"));
     completions_ = std::move(*completions);
 
-    auto pool_region = fabric::MemoryRegion::register_memory(
-        domain_, pool_.bytes().data(), pool_.bytes().size(),
-        fabric::access::kRemoteRead | fabric::access::kRemoteWrite);
+    // Only the pool's data is exposed, never its header: the provider refuses an RMA write at
+    // offset 0 instead of letting it relabel the pool. (Containment of a hostile client does
+    // not rest on the provider's bounds check, see rpmemd/worker/: this only keeps the honest
+    // path narrow.)
+    std::span<std::byte> data = pool_->bytes().subspan(protected_prefix_);
+    auto pool_region = fabric::MemoryRegion::register_memory(domain_, data.data(), data.size(),
+                                                             fabric::access::kRemoteRead |
+                                                                 fabric::access::kRemoteWrite);
     if (!pool_region)
         return fail(std::move(pool_region.error()).add_context("registering the pool"));
     pool_region_.emplace(std::move(*pool_region));
@@ -270,7 +284,7 @@ Result<void> FabricTarget::open(const DataPlaneRequest& request) {
         return fail(std::move(buffer_region.error()).add_context("registering message buffers"));
     buffer_region_.emplace(std::move(*buffer_region));
 
-    handler_.emplace(pool_, persist::kDefaultInlineSize, protected_prefix_);
+    handler_.emplace(*pool_, persist::kDefaultInlineSize, protected_prefix_);
 
     auto listener = fabric::PassiveEndpoint::listen(fabric_, *provider_.info, *events_);
     if (!listener)
@@ -291,14 +305,16 @@ Result<void> FabricTarget::open(const DataPlaneRequest& request) {
         request.bind_host.empty() || request.bind_host == "0.0.0.0" || request.bind_host == "::";
     info_.host = wildcard ? std::string() : request.bind_host;
     info_.port = listener_->port();
-    info_.remote_base = remote.address;
+    // The client names pool offsets: offset 0 lies protected_prefix_ before the region (the
+    // sum wraps for offset addressing, where the region starts at 0; unsigned, so well defined).
+    info_.remote_base = remote.address - protected_prefix_;
     info_.remote_key = remote.key;
     info_.offset_addressing = !caps.mr_virt_addr;
     info_.lanes = lanes;
     info_.inline_buffer_size = static_cast<std::uint32_t>(persist::kDefaultInlineSize);
     info_.traits = {.software = caps.software, .offers_rma_pmem = caps.rma_pmem};
-    spdlog::info("{}: data plane on {} ({}), {} lanes, {}", name_, listener_->address(),
-                 caps.provider, lanes, pool_.bytes().size());
+    spdlog::info("{}: data plane on {} ({}), {} lanes, {} pool bytes registered from offset {}",
+                 name_, listener_->address(), caps.provider, lanes, data.size(), protected_prefix_);
     return {};
 }
 
@@ -340,6 +356,7 @@ void FabricTarget::run() noexcept {
             }
         }
         admit_requests();
+        close_data_port_when_done();
         for (unsigned lane = 0; lane < lanes_.size(); ++lane) {
             if (lanes_[lane].endpoint && lanes_[lane].endpoint->state().failed())
                 close_lane(lane, lanes_[lane].endpoint->state().failure().message());
@@ -348,8 +365,24 @@ void FabricTarget::run() noexcept {
 }
 
 void FabricTarget::admit_requests() {
-    while (auto request = events_->take_request())
-        admit(*request);
+    while (auto request = events_->take_request()) {
+        if (listener_)
+            admit(*request);
+    }
+}
+
+void FabricTarget::close_data_port_when_done() {
+    if (!listener_)
+        return;
+    bool all_connected = std::all_of(lanes_.begin(), lanes_.end(), [](const Lane& lane) {
+        return lane.endpoint.has_value() || lane.retired;
+    });
+    if (!all_connected && fabric::Clock::now() < lane_connect_deadline_)
+        return;
+    spdlog::debug("{}: data port {} closed: {}", name_, listener_->address(),
+                  all_connected ? "every lane is connected"
+                                : "the lanes' connection window passed");
+    listener_.reset();
 }
 
 void FabricTarget::admit(fabric::ConnectionRequest& request) {
@@ -459,13 +492,20 @@ void FabricTarget::close_lane(unsigned lane_index, std::string_view why) {
 
 } // namespace
 
-Result<std::unique_ptr<DataPlane>> start_fabric_target(const DataPlaneRequest& request) {
-    auto target = FabricTarget::start(request);
+Result<std::unique_ptr<DataPlane>> start_fabric_target(const DataPlaneRequest& request,
+                                                       std::unique_ptr<persist::TargetPool> pool) {
+    auto target = FabricTarget::start(request, std::move(pool));
     if (!target)
         return fail(
             std::move(target.error())
                 .add_context(fmt::format("{}: starting the data plane", request.session_name)));
     return std::unique_ptr<DataPlane>(std::move(*target));
+}
+
+Result<std::unique_ptr<DataPlane>> start_fabric_target(const DataPlaneRequest& request) {
+    if (request.pool == nullptr)
+        return fail(EINVAL, request.session_name + ": starting the data plane: no pool");
+    return start_fabric_target(request, std::make_unique<MappedPool>(*request.pool));
 }
 
 } // namespace rpmem::daemon

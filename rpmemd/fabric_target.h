@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "base/error.h"
+#include "persist/request_handler.h"
 #include "rpmemd/data_plane.h"
 
 namespace rpmem::daemon {
@@ -16,6 +17,13 @@ namespace rpmem::daemon {
 // progressing (the tcp provider moves RMA data only while the target polls its completion
 // queue). Errors: EMEDIUMTYPE when no allowed provider is present, the fabric's errors
 // otherwise, each naming the step.
+//
+// The region registered for remote access is the pool's data only: [protected_prefix, size).
+Result<std::unique_ptr<DataPlane>> start_fabric_target(const DataPlaneRequest& request,
+                                                       std::unique_ptr<persist::TargetPool> pool);
+
+// The same over request.pool in this process (tests and rpmem-bench; rpmemd itself runs its
+// data planes in workers, see rpmemd/worker/worker_data_plane.h).
 Result<std::unique_ptr<DataPlane>> start_fabric_target(const DataPlaneRequest& request);
 
 } // namespace rpmem::daemon

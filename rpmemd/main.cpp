@@ -7,20 +7,25 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <grp.h>
 #include <pwd.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include "rpmemd/config.h"
 #include "rpmemd/daemon.h"
-#include "rpmemd/fabric_target.h"
 #include "rpmemd/logging.h"
 #include "rpmemd/pool_store.h"
 #include "rpmemd/systemd_notify.h"
+#include "rpmemd/worker/worker_main.h"
+#include "rpmemd/worker/worker_pool.h"
 
 #ifndef RPMEM_VERSION
 #define RPMEM_VERSION "unknown"
@@ -73,6 +78,54 @@ int remove_pool(const Config& config, const CommandLine& command_line) {
     return 0;
 }
 
+// Where the workers come from and as whom they run.
+rpmem::Result<WorkerLaunch> worker_launch(const Config& config) {
+    WorkerLaunch launch;
+    std::error_code error;
+    launch.executable = std::filesystem::read_symlink("/proc/self/exe", error).string();
+    if (error)
+        return rpmem::fail(error.value(),
+                           "finding rpmemd's own executable for its workers: " + error.message());
+    auto level = spdlog::level::to_string_view(spdlog::default_logger()->level());
+    launch.log_level.assign(level.data(), level.size());
+    launch.sandbox = config.worker_sandbox;
+    if (!config.worker_sandbox)
+        spdlog::warn("worker-sandbox = no: data-path workers run without their sandbox");
+    if (::geteuid() != 0) {
+        if (!config.worker_user.empty() || !config.worker_group.empty())
+            spdlog::warn("user and group take effect only when rpmemd starts as root");
+        return launch;
+    }
+    // As root, workers never keep root: they need no file access of their own.
+    std::string user = config.worker_user.empty() ? "nobody" : config.worker_user;
+    std::string group_name = config.worker_group.empty() ? "nogroup" : config.worker_group;
+    auto numeric = [](const std::string& text) -> std::optional<unsigned long> {
+        char* end = nullptr;
+        unsigned long value = std::strtoul(text.c_str(), &end, 10);
+        if (text.empty() || end == nullptr || *end != '\0')
+            return std::nullopt;
+        return value;
+    };
+    if (auto id = numeric(user)) {
+        launch.uid = static_cast<uid_t>(*id);
+    } else if (const passwd* entry = ::getpwnam(user.c_str()); entry != nullptr) {
+        launch.uid = entry->pw_uid;
+    } else {
+        return rpmem::fail(EINVAL, fmt::format("user '{}' (for the workers) does not exist", user));
+    }
+    if (auto id = numeric(group_name)) {
+        launch.gid = static_cast<gid_t>(*id);
+    } else if (const ::group* entry = ::getgrnam(group_name.c_str()); entry != nullptr) {
+        launch.gid = entry->gr_gid;
+    } else {
+        return rpmem::fail(EINVAL,
+                           fmt::format("group '{}' (for the workers) does not exist", group_name));
+    }
+    if (*launch.uid == 0)
+        spdlog::warn("user = {}: data-path workers keep root", user);
+    return launch;
+}
+
 int serve(const Config& config) {
     // Block the stop signals in every thread (the ones started below inherit the mask), and
     // take them with sigwait here. A peer closing a socket must not kill the daemon.
@@ -87,7 +140,13 @@ int serve(const Config& config) {
     if (const char* socket = std::getenv("NOTIFY_SOCKET"); socket != nullptr)
         notify_socket = socket;
 
-    auto daemon = Daemon::start(config, start_fabric_target);
+    auto launch = worker_launch(config);
+    if (!launch)
+        return report(launch.error());
+    // Declared before the daemon: its sessions' data planes live in these workers.
+    WorkerPool workers(std::move(*launch));
+    auto daemon = Daemon::start(
+        config, [&workers](const DataPlaneRequest& request) { return workers.start(request); });
     if (!daemon)
         return report(daemon.error());
     if (!config.port_file.empty()) {
@@ -111,6 +170,8 @@ int serve(const Config& config) {
 } // namespace
 
 int main(int argc, char** argv) {
+    if (argc >= 2 && std::string_view(argv[1]) == "--worker")
+        return run_worker(argc, argv);
     start_logging();
     auto command_line = parse_command_line(argc, argv);
     if (!command_line)

@@ -158,6 +158,15 @@ Result<protocol::DataPath> Session::start_data_plane(OpenPool& pool, std::uint32
     request.lanes = std::min<unsigned>(lanes, services_.config.max_lanes);
     request.token = *token;
     request.session_name = fmt::format("session {}", peer_.session_id);
+    request.identity = peer_.identity;
+    // Its worker died: the lanes are gone, so the session ends too (the client learns it from
+    // its lanes at once and from the channel), and on_close releases the pool.
+    request.on_lost = [end = end_, name = log_name_](const Error& why) {
+        spdlog::error("{}: data plane lost: {}", name, why.message());
+        if (end)
+            end(Error(ECONNRESET, "the session's data plane was lost: " + why.message(),
+                      ErrorSource::system, ECONNRESET));
+    };
 
     auto plane = services_.start_data_plane(request);
     if (plane && !*plane)

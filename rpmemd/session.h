@@ -47,6 +47,7 @@ public:
 
     protocol::Reply handle(const protocol::Request& request) override;
     void on_close(const Error& reason) noexcept override;
+    void on_open(Ender end) override { end_ = std::move(end); }
 
     // "session 7 (alice@127.0.0.1:40312)": the prefix of this session's log lines.
     const std::string& log_name() const noexcept { return log_name_; }
@@ -85,6 +86,7 @@ private:
     const SessionServices& services_;
     const channel::PeerInfo peer_;
     const std::string log_name_;
+    Ender end_;                             // ends the channel when the data plane is lost
     std::unique_ptr<OpenPool> pool_;        // parent: declared before the data plane using it
     std::unique_ptr<DataPlane> data_plane_; // child: destroyed (and stopped) first
 };

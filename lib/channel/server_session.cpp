@@ -253,9 +253,17 @@ void ServerSession::on_hello(const protocol::Request& request, std::uint32_t req
             } else if (made) {
                 self->counted_ = true;
                 auto handler = self->context_.factory(self->peer_);
-                if (handler && *handler)
+                if (handler && *handler) {
                     self->handler_ = std::move(*handler);
-                else if (handler)
+                    self->handler_->on_open(
+                        [weak = std::weak_ptr<ServerSession>(self)](Error reason) {
+                            if (auto session = weak.lock())
+                                asio::post(session->stream_.get_executor(),
+                                           [session, reason = std::move(reason)]() mutable {
+                                               session->close(std::move(reason));
+                                           });
+                        });
+                } else if (handler)
                     made = fail(EREMOTEIO, "the session factory returned no handler");
                 else
                     made = fail(std::move(handler.error()));

@@ -39,6 +39,14 @@ public:
     // `reason` says why the channel ended, e.g. ECONNRESET "connection closed by the peer"
     // or ETIMEDOUT for a silent client.
     virtual void on_close(const Error& reason) noexcept = 0;
+
+    // Ends this session from any thread, at any time (e.g. when the daemon's data plane for it
+    // died): the channel closes with `reason`, then on_close() runs as for any other end. A
+    // call after the session ended does nothing.
+    using Ender = std::function<void(Error reason)>;
+    // Called once, on the handler pool, right after the factory made the handler; the default
+    // ignores it.
+    virtual void on_open(Ender end) { (void)end; }
 };
 
 // Makes the handler of a new session once its client is authenticated and its identity

@@ -110,6 +110,13 @@ public:
             return fail(EINVAL, fmt::format("rpmem_read: range [{}, +{}) is outside the pool of "
                                             "{} bytes",
                                             offset, into.size(), pool_.size()));
+        // The target registers only the pool's data for RMA, never its header (a hostile
+        // initiator must not rewrite it); the attributes come with create and open instead.
+        if (has_header_ && offset < kPoolHeaderSize && !into.empty())
+            return fail(EINVAL, fmt::format("rpmem_read: offset {} is inside the pool header (the "
+                                            "first {} bytes), which the target does not expose; "
+                                            "rpmem_open returns its attributes",
+                                            offset, kPoolHeaderSize));
         if (auto broken = check_broken(); !broken)
             return broken;
         if (into.empty())

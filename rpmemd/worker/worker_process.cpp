@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "rpmemd/worker/worker_process.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <vector>
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <spdlog/spdlog.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rpmemd/worker/worker_main.h"
+
+extern char** environ;
+
+namespace rpmem::daemon {
+
+namespace {
+
+constexpr std::size_t kMaxLogLine = 2048;
+constexpr std::chrono::milliseconds kExitWait{5'000};
+
+// A worker's line is its own text, but a compromised worker must not forge the supervisor's
+// lines: control characters become visible escapes.
+std::string escaped(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (char c : text) {
+        auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x20 || byte == 0x7f)
+            out += fmt::format("\\x{:02x}", byte);
+        else
+            out += c;
+    }
+    return out;
+}
+
+spdlog::level::level_enum level_of(char letter) {
+    switch (letter) {
+    case 'T':
+        return spdlog::level::trace;
+    case 'D':
+        return spdlog::level::debug;
+    case 'I':
+        return spdlog::level::info;
+    case 'W':
+        return spdlog::level::warn;
+    case 'C':
+        return spdlog::level::critical;
+    default:
+        return spdlog::level::err;
+    }
+}
+
+std::string describe_status(int status) {
+    if (WIFEXITED(status))
+        return fmt::format("exited with status {}", WEXITSTATUS(status));
+    if (WIFSIGNALED(status))
+        return fmt::format("was killed by signal {} ({})", WTERMSIG(status),
+                           ::strsignal(WTERMSIG(status)));
+    return fmt::format("ended with wait status {:#x}", status);
+}
+
+// posix_spawn's attributes and file actions, freed on every path.
+struct SpawnSetup {
+    posix_spawnattr_t attributes{};
+    posix_spawn_file_actions_t actions{};
+    SpawnSetup() {
+        posix_spawnattr_init(&attributes);
+        posix_spawn_file_actions_init(&actions);
+    }
+    ~SpawnSetup() {
+        posix_spawn_file_actions_destroy(&actions);
+        posix_spawnattr_destroy(&attributes);
+    }
+    SpawnSetup(const SpawnSetup&) = delete;
+    SpawnSetup& operator=(const SpawnSetup&) = delete;
+};
+
+} // namespace
+
+Result<std::unique_ptr<WorkerProcess>>
+WorkerProcess::spawn(const WorkerLaunch& launch, std::string name, ExitObserver on_exit) {
+    auto sockets = PacketSocket::pair();
+    if (!sockets)
+        return fail(std::move(sockets.error()).add_context("starting the " + name));
+    int log_pipe[2] = {-1, -1};
+    if (::pipe2(log_pipe, O_CLOEXEC) != 0)
+        return fail(Error::from_errno(errno, "starting the " + name + ": its log pipe"));
+    poolset::UniqueFd log_read(log_pipe[0]);
+    poolset::UniqueFd log_write(log_pipe[1]);
+
+    std::vector<std::string> args{launch.executable, "--worker", "--log-level", launch.log_level};
+    if (launch.uid) {
+        args.insert(args.end(), {"--uid", std::to_string(*launch.uid)});
+    }
+    if (launch.gid) {
+        args.insert(args.end(), {"--gid", std::to_string(*launch.gid)});
+    }
+    if (!launch.sandbox)
+        args.emplace_back("--no-sandbox");
+    std::vector<char*> argv;
+    for (std::string& arg : args)
+        argv.push_back(arg.data());
+    argv.push_back(nullptr);
+
+    SpawnSetup setup;
+    // Only the worker socket and the log pipe cross over (dup2 clears close-on-exec on the
+    // copies; everything else of the supervisor is close-on-exec or closed by the sandbox).
+    posix_spawn_file_actions_addopen(&setup.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&setup.actions, log_write.get(), STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&setup.actions, log_write.get(), STDERR_FILENO);
+    posix_spawn_file_actions_adddup2(&setup.actions, sockets->second.fd(), kWorkerSocketFd);
+    sigset_t none;
+    sigemptyset(&none);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    for (int signal : {SIGINT, SIGTERM, SIGPIPE, SIGHUP})
+        sigaddset(&defaults, signal);
+    posix_spawnattr_setsigmask(&setup.attributes, &none);
+    posix_spawnattr_setsigdefault(&setup.attributes, &defaults);
+    // Its own process group: a terminal's Ctrl-C reaches the supervisor, which ends workers in
+    // order; a dead supervisor ends them through PR_SET_PDEATHSIG.
+    posix_spawnattr_setpgroup(&setup.attributes, 0);
+    posix_spawnattr_setflags(&setup.attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+                                                    POSIX_SPAWN_SETPGROUP);
+    pid_t pid = -1;
+    int spawned = ::posix_spawn(&pid, launch.executable.c_str(), &setup.actions, &setup.attributes,
+                                argv.data(), environ);
+    if (spawned != 0)
+        return fail(Error::from_errno(
+            spawned, fmt::format("starting the {} ({})", name, launch.executable)));
+    log_write.reset();
+    sockets->second.release().reset(); // the worker's end lives on in the worker only
+
+    std::unique_ptr<WorkerProcess> process(
+        new WorkerProcess(std::move(name), pid, std::move(sockets->first), std::move(log_read),
+                          launch.reply_timeout, std::move(on_exit)));
+    process->monitor_ = std::thread([raw = process.get()] { raw->monitor(); });
+    spdlog::info("{} started (pid {})", process->name_, pid);
+    return process;
+}
+
+WorkerProcess::WorkerProcess(std::string name, pid_t pid, PacketSocket socket,
+                             poolset::UniqueFd log, std::chrono::milliseconds reply_timeout,
+                             ExitObserver on_exit)
+    : name_(std::move(name))
+    , pid_(pid)
+    , reply_timeout_(reply_timeout)
+    , on_exit_(std::move(on_exit))
+    , socket_(std::move(socket))
+    , log_(std::move(log)) {}
+
+WorkerProcess::~WorkerProcess() {
+    {
+        const std::lock_guard lock(call_mutex_);
+        socket_.reset(); // end of stream: the worker stops its sessions and exits
+    }
+    if (!wait_exit(kExitWait)) {
+        spdlog::warn("{} did not exit within {} ms of its socket closing: killing it", name_,
+                     kExitWait.count());
+        kill();
+    }
+    if (monitor_.joinable()) {
+        if (monitor_.get_id() == std::this_thread::get_id())
+            monitor_.detach(); // the exit observer dropped the last owner
+        else
+            monitor_.join();
+    }
+}
+
+bool WorkerProcess::exited() const {
+    const std::lock_guard lock(state_mutex_);
+    return exited_;
+}
+
+bool WorkerProcess::wait_exit(std::chrono::milliseconds timeout) {
+    std::unique_lock lock(state_mutex_);
+    return exited_changed_.wait_for(lock, timeout, [this] { return exited_; });
+}
+
+void WorkerProcess::kill() noexcept {
+    if (exited())
+        return;
+    ::kill(pid_, SIGKILL);
+    // SIGKILL cannot be caught: the monitor reaps it as soon as the kernel has torn it down.
+    while (!wait_exit(kExitWait))
+        spdlog::warn("{} (pid {}) is still not reaped after SIGKILL", name_, pid_);
+}
+
+Error WorkerProcess::death_error() const {
+    const std::lock_guard lock(state_mutex_);
+    if (exited_)
+        return Error(ECONNRESET, fmt::format("the {} {}", name_, exit_reason_), ErrorSource::system,
+                     ECONNRESET);
+    return Error(ECONNRESET, fmt::format("the {} closed its socket", name_), ErrorSource::system,
+                 ECONNRESET);
+}
+
+Result<protocol::WorkerMessage> WorkerProcess::call(const protocol::WorkerMessage& request,
+                                                    std::span<const int> fds) {
+    const std::lock_guard lock(call_mutex_);
+    if (!socket_ || exited())
+        return fail(death_error());
+    auto encoded = protocol::encode_worker_message(request);
+    if (!encoded)
+        return fail(std::move(encoded.error()));
+    if (auto sent = socket_->send(*encoded, fds); !sent) {
+        if (wait_exit(std::chrono::milliseconds(200)) || sent.error().errno_value() == EPIPE)
+            return fail(death_error());
+        return fail(std::move(sent.error()).add_context(name_));
+    }
+    auto packet = socket_->receive(reply_timeout_);
+    Result<protocol::WorkerMessage> reply =
+        packet ? protocol::decode_worker_message(packet->bytes)
+               : Result<protocol::WorkerMessage>(fail(std::move(packet.error())));
+    if (!reply) {
+        if (reply.error().errno_value() == ECONNRESET) {
+            (void)wait_exit(kExitWait); // learn how it ended, for the message
+            return fail(death_error());
+        }
+        spdlog::error("{}: {}: killing it", name_, reply.error().message());
+        Error error = std::move(reply.error()).add_context(name_);
+        kill();
+        return fail(std::move(error));
+    }
+    return reply;
+}
+
+void WorkerProcess::monitor() noexcept {
+    std::string pending;
+    std::array<char, 4096> chunk{};
+    auto emit = [this](std::string_view line) {
+        spdlog::level::level_enum level = spdlog::level::err;
+        if (line.size() >= 2 && line[1] == '|') {
+            level = level_of(line[0]);
+            line.remove_prefix(2);
+        }
+        spdlog::log(level, "{}: {}", name_, escaped(line.substr(0, kMaxLogLine)));
+    };
+    for (;;) {
+        ssize_t got = ::read(log_.get(), chunk.data(), chunk.size());
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        pending.append(chunk.data(), static_cast<std::size_t>(got));
+        std::size_t newline = 0;
+        while ((newline = pending.find('\n')) != std::string::npos) {
+            emit(std::string_view(pending).substr(0, newline));
+            pending.erase(0, newline + 1);
+        }
+        if (pending.size() > kMaxLogLine) { // a line without end: cut it, do not grow
+            emit(pending);
+            pending.clear();
+        }
+    }
+    if (!pending.empty())
+        emit(pending);
+
+    int status = 0;
+    pid_t reaped = -1;
+    do {
+        reaped = ::waitpid(pid_, &status, 0);
+    } while (reaped < 0 && errno == EINTR);
+    std::string reason = reaped == pid_
+                             ? describe_status(status)
+                             : fmt::format("could not be reaped: {}", std::strerror(errno));
+    bool clean = reaped == pid_ && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    {
+        const std::lock_guard lock(state_mutex_);
+        exited_ = true;
+        exit_reason_ = reason;
+    }
+    exited_changed_.notify_all();
+    if (clean)
+        spdlog::info("{} (pid {}) {}", name_, pid_, reason);
+    else
+        spdlog::error("{} (pid {}) {}", name_, pid_, reason);
+    if (on_exit_) {
+        try {
+            on_exit_(death_error());
+        } catch (const std::exception& e) {
+            spdlog::error("{}: after its exit: {}", name_, e.what());
+        }
+    }
+}
+
+} // namespace rpmem::daemon

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <thread>
+
+#include <sys/types.h>
+
+#include "base/error.h"
+#include "poolset/unique_fd.h"
+#include "protocol/worker_message.h"
+#include "rpmemd/worker/packet_socket.h"
+
+namespace rpmem::daemon {
+
+// How the supervisor starts its workers.
+struct WorkerLaunch {
+    std::string executable;            // rpmemd itself (/proc/self/exe, resolved)
+    std::string log_level = "warning"; // spdlog's level name
+    std::optional<uid_t> uid;          // drop to these in the worker (config user/group)
+    std::optional<gid_t> gid;
+    bool sandbox = true;                             // false only for debugging (config key)
+    std::chrono::milliseconds reply_timeout{10'000}; // a worker slower than this is killed
+};
+
+// One data-path worker process as the supervisor sees it: spawned (posix_spawn of
+// `rpmemd --worker`, its own process group, an empty signal mask), its socket, and a monitor
+// thread that relays the worker's log lines (escaped, at their level, under the worker's
+// name) until the worker exits, then reaps it and reports why it ended (exit status or
+// signal) to the ExitObserver, once. call() is thread-safe and serialised: one request and its
+// answer at a time. Destroying it closes the socket (the worker exits at end of stream), waits
+// a bounded time for the exit, kills the worker if it is still there, and reaps it.
+class WorkerProcess {
+public:
+    using ExitObserver = std::function<void(const Error& why)>;
+
+    // `name` (e.g. "worker for 'alice'") prefixes its log lines and errors.
+    static Result<std::unique_ptr<WorkerProcess>> spawn(const WorkerLaunch& launch,
+                                                        std::string name, ExitObserver on_exit);
+
+    ~WorkerProcess();
+    WorkerProcess(const WorkerProcess&) = delete;
+    WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+    // Sends `request` (with `fds` as SCM_RIGHTS) and returns the answer. A worker that does
+    // not answer within the reply timeout, or answers nonsense, is killed: it can no longer be
+    // trusted to have fenced anything. ECONNRESET naming the worker and its end when it died.
+    Result<protocol::WorkerMessage> call(const protocol::WorkerMessage& request,
+                                         std::span<const int> fds = {});
+
+    // SIGKILL, then waits until it is reaped. Idempotent.
+    void kill() noexcept;
+
+    bool exited() const;
+    pid_t pid() const noexcept { return pid_; }
+    const std::string& name() const noexcept { return name_; }
+
+private:
+    WorkerProcess(std::string name, pid_t pid, PacketSocket socket, poolset::UniqueFd log,
+                  std::chrono::milliseconds reply_timeout, ExitObserver on_exit);
+    void monitor() noexcept;
+    bool wait_exit(std::chrono::milliseconds timeout);
+    Error death_error() const;
+
+    const std::string name_;
+    const pid_t pid_;
+    const std::chrono::milliseconds reply_timeout_;
+    ExitObserver on_exit_;
+
+    std::mutex call_mutex_; // one request at a time on the socket
+    std::optional<PacketSocket> socket_;
+
+    mutable std::mutex state_mutex_;
+    std::condition_variable exited_changed_;
+    bool exited_ = false;
+    std::string exit_reason_; // "killed by signal 11 (Segmentation fault)"
+
+    poolset::UniqueFd log_;
+    std::thread monitor_;
+};
+
+} // namespace rpmem::daemon
