@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// libFuzzer target for the data-path decoders the target runs on bytes an initiator chose: any
+// byte string is decoded as a persist request (under several lane limits, including a pool that
+// reaches 2^64 - 1, where a range check that adds offset and length would wrap), as a persist
+// reply, and as a lane binding. Whatever decodes must satisfy the checks the caller relies on
+// (range inside the pool without wrapping, no inline write into the protected header, data
+// length as announced) and re-encode to the bytes it came from; a crash, a sanitizer report or
+// a trap is a finding.
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+
+#include "persist/lane_binding.h"
+#include "persist/message.h"
+
+namespace {
+
+namespace persist = rpmem::persist;
+
+struct LaneLimits {
+    std::uint64_t pool_size;
+    std::uint64_t inline_limit;
+    std::uint64_t protected_prefix;
+};
+
+constexpr std::array<LaneLimits, 4> kLimits{{
+    {2u << 20, 64 * 1024, 4096},                                 // a 2 MiB pool with a header
+    {64, 64, 0},                                                 // a tiny pool without one
+    {std::numeric_limits<std::uint64_t>::max(), 1u << 20, 4096}, // ranges near 2^64
+    {0, 0, 0},                                                   // an empty pool: only empty ranges
+}};
+
+void check_request(std::span<const std::byte> input, const LaneLimits& limits) {
+    auto decoded = persist::decode_request(input, limits.pool_size, limits.inline_limit,
+                                           limits.protected_prefix);
+    if (!decoded)
+        return;
+    const persist::Request& request = *decoded;
+    // The range lies inside the pool, computed without a wrapping sum.
+    if (request.offset > limits.pool_size || request.length > limits.pool_size - request.offset)
+        __builtin_trap();
+    const std::size_t data = input.size() - persist::kHeaderSize;
+    if (request.carries_data()) {
+        if (request.length != data || request.length > limits.inline_limit)
+            __builtin_trap();
+        if (request.length != 0 && request.offset < limits.protected_prefix)
+            __builtin_trap();
+    } else if (data != 0) {
+        __builtin_trap();
+    }
+    // The header encoding is canonical.
+    std::array<std::byte, persist::kHeaderSize> again{};
+    persist::encode(request, again);
+    if (!std::equal(again.begin(), again.end(), input.begin()))
+        __builtin_trap();
+}
+
+void check_reply(std::span<const std::byte> input) {
+    auto decoded = persist::decode_reply(input);
+    if (!decoded)
+        return;
+    std::array<std::byte, persist::kReplySize> again{};
+    persist::encode(*decoded, again);
+    if (input.size() != again.size() || !std::equal(again.begin(), again.end(), input.begin()))
+        __builtin_trap();
+}
+
+void check_binding(std::span<const std::byte> input) {
+    auto decoded = persist::decode_lane_binding(input);
+    if (!decoded)
+        return;
+    // Providers may pad private data: the first kLaneBindingSize bytes are the binding.
+    const auto again = persist::encode(*decoded);
+    if (input.size() < again.size() || !std::equal(again.begin(), again.end(), input.begin()))
+        __builtin_trap();
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    std::span<const std::byte> input(reinterpret_cast<const std::byte*>(data), size);
+    for (const LaneLimits& limits : kLimits)
+        check_request(input, limits);
+    check_reply(input);
+    check_binding(input);
+    return 0;
+}

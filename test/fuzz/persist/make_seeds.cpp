@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Writes valid data-path messages into the directory given as argument: the seed corpus of the
+// data-path fuzzer (corpus/data_path/). Run once after a change of the data-path messages or
+// the lane binding and commit the files:
+// `make_data_path_seeds test/fuzz/persist/corpus/data_path`.
+#include <cstddef>
+#include <cstdio>
+#include <fstream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "persist/lane_binding.h"
+#include "persist/message.h"
+
+namespace persist = rpmem::persist;
+
+namespace {
+
+bool write_seed(const std::string& dir, const std::string& name, std::span<const std::byte> bytes) {
+    std::ofstream out(dir + "/" + name, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
+    return static_cast<bool>(out);
+}
+
+// A request header followed by `data` bytes (0x5a) of inline data.
+std::vector<std::byte> request(persist::Operation operation, std::uint8_t flags,
+                               std::uint64_t offset, std::uint64_t length, std::size_t data) {
+    std::vector<std::byte> bytes(persist::kHeaderSize + data, std::byte{0x5a});
+    persist::encode(persist::Request{operation, flags, 7, offset, length}, bytes);
+    return bytes;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: %s DIRECTORY\n", argv[0]);
+        return 2;
+    }
+    const std::string dir = argv[1];
+    using persist::Operation;
+    const std::uint8_t ack = persist::kAckRequested;
+    bool ok = true;
+    ok &= write_seed(dir, "persist_inline", request(Operation::persist_inline, ack, 4096, 8, 8));
+    ok &= write_seed(dir, "persist_inline_noack",
+                     request(Operation::persist_inline, 0, 8192, 64, 64));
+    ok &= write_seed(dir, "deep_persist_inline",
+                     request(Operation::deep_persist_inline, ack, 4096, 16, 16));
+    ok &= write_seed(dir, "flush", request(Operation::flush, ack, 4096, 4096, 0));
+    ok &= write_seed(dir, "flush_header", request(Operation::flush, 0, 0, 4096, 0));
+    ok &= write_seed(dir, "deep_flush", request(Operation::deep_flush, ack, 65536, 1 << 20, 0));
+    ok &= write_seed(dir, "barrier", request(Operation::barrier, ack, 0, 0, 0));
+
+    std::vector<std::byte> reply(persist::kReplySize);
+    persist::encode(persist::Reply{7, 0}, reply);
+    ok &= write_seed(dir, "reply_ok", reply);
+    persist::encode(persist::Reply{8, 22}, reply);
+    ok &= write_seed(dir, "reply_einval", reply);
+
+    persist::LaneBinding binding;
+    for (std::size_t i = 0; i < binding.token.size(); ++i)
+        binding.token[i] = static_cast<std::uint8_t>(0xa0 + i);
+    binding.lane = 3;
+    ok &= write_seed(dir, "lane_binding", persist::encode(binding));
+    if (!ok) {
+        std::fprintf(stderr, "cannot write the seeds into %s\n", dir.c_str());
+        return 1;
+    }
+    return 0;
+}
