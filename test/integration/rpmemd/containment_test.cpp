@@ -467,3 +467,23 @@ TEST_CASE("a plain RMA write at pool offset 0 leaves the pool header unchanged",
     victim.check_unharmed();
     check_daemon_serving(host);
 }
+
+TEST_CASE("a write the provider's check refuses costs the attacker its lane, nobody else",
+          "[containment][refused]") {
+    const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
+    INFO("provider " << provider);
+    TargetHost host;
+    Victim victim(host, second_identity(host, "bob"), provider);
+    auto attacker = make_attacker(host, provider);
+
+    // One page below the region, honestly 8 bytes long: `addr >= base` fails, whatever the
+    // addressing (under offset addressing 2^64 - 4096 plus the base wraps to base - 4096).
+    const Spans spans{{attacker->data_path().remote_base - 4096, kPayload.size()}};
+    const auto result = attacker->write(spans, kPayload);
+    record("refused write", spans, result);
+    CHECK(result.outcome != RmaAttacker::Outcome::acknowledged);
+    CHECK(result.outcome != RmaAttacker::Outcome::timed_out);
+
+    victim.check_unharmed();
+    check_daemon_serving(host);
+}
