@@ -16,9 +16,9 @@
 //
 // Every test runs the real rpmemd; the attacker ("alice", the host's own client certificate)
 // and the victim ("bob", a second certificate of the test CA) are distinct identities with
-// distinct pools. The victim uses the real client (rpmem::client::Replica), writes a pattern,
-// persists it and keeps its session open throughout. Run alone with
-// `meson test -C build rpmemd_containment` or the executable with "[containment]".
+// distinct pools, over tcp and over sockets. The victim uses the real client
+// (rpmem::client::Replica), writes a pattern, persists it and keeps its session open throughout.
+// Run alone with `meson test -C build rpmemd_containment` or the executable with "[containment]".
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -208,7 +208,7 @@ struct FreeDeleter {
 // The second client: its own identity, pool and session, through the real client library.
 class Victim {
 public:
-    Victim(TargetHost& host, const channel::TlsFiles& tls)
+    Victim(TargetHost& host, const channel::TlsFiles& tls, const std::string& provider)
         : host_(host)
         , memory_(static_cast<std::byte*>(std::aligned_alloc(4096, kPoolSize))) {
         REQUIRE(memory_);
@@ -218,7 +218,8 @@ public:
         settings.tls_ca = tls.ca.string();
         settings.tls_cert = tls.certificate.string();
         settings.tls_key = tls.private_key.string();
-        settings.provider = "tcp";
+        settings.provider = provider;
+        settings.enable_sockets = true;
         settings.connect_timeout = 20s;
         settings.timeout = 20s;
         settings.spin = 0us;
@@ -278,7 +279,7 @@ private:
     std::vector<std::byte> header_;
 };
 
-std::unique_ptr<RmaAttacker> make_attacker(TargetHost& host) {
+std::unique_ptr<RmaAttacker> make_attacker(TargetHost& host, const std::string& provider) {
     host.write_set("attacker.set", "attacker", 1);
     RmaAttacker::Options options;
     options.port = host.port();
@@ -286,6 +287,12 @@ std::unique_ptr<RmaAttacker> make_attacker(TargetHost& host) {
     options.pool_set = "attacker.set";
     options.pool_size = kPoolSize;
     options.attributes = pmemobj_attributes();
+    auto preference = protocol::provider_preference_from_name(provider);
+    REQUIRE(preference);
+    options.provider = *preference;
+    // Bounds each of its steps; a sockets target stalls on the wrap write (waiting for the
+    // bytes the claimed length promised), so this is also how long that write takes to fail.
+    options.patience = 10s;
     auto attacker = RmaAttacker::create(options);
     INFO((attacker ? std::string() : attacker.error().message()));
     REQUIRE(attacker);
@@ -297,10 +304,37 @@ std::unique_ptr<RmaAttacker> make_attacker(TargetHost& host) {
     return std::move(*attacker);
 }
 
-void record(const char* what, std::uint64_t address, std::uint64_t length,
-            const RmaAttacker::WriteResult& result) {
-    WARN(fmt::format("{}: rma_iov ({:#x}, {:#x}) carrying 8 bytes: {}{}{}", what, address, length,
+using Spans = std::vector<RmaAttacker::RemoteSpan>;
+
+void record(const char* what, const Spans& spans, const RmaAttacker::WriteResult& result) {
+    std::string claimed;
+    for (const auto& span : spans)
+        claimed +=
+            fmt::format("{}({:#x}, {:#x})", claimed.empty() ? "" : " ", span.address, span.length);
+    WARN(fmt::format("{}: rma_iov {} carrying 8 bytes: {}{}{}", what, claimed,
                      name_of(result.outcome), result.detail.empty() ? "" : ": ", result.detail));
+}
+
+// The remote I/O vector that makes the target store the 8 bytes at `address` while each entry
+// passes the check against the attacker's region: `address` and `landing` (a spot inside that
+// region) in the target's addressing. tcp takes one entry, (address, landing - address): its
+// end wraps around 2^64 to `landing`. sockets wants the claimed lengths to add up to the 8
+// bytes carried, modulo 2^64: a first entry (address, 2^64 - address) whose end wraps to 0
+// (in virtual addresses; which passes `<= end` whatever the region), and a second one of
+// length address + 8 that starts 2^64 - (address + 8 - landing) (a huge address, so `>= base`)
+// and whose end wraps to `landing`. The sockets target fills the first entry with all 8 bytes.
+// `base` is what the provider adds to an address (the region's virtual address under offset
+// addressing, 0 otherwise): the checks compare virtual addresses.
+Spans wrapping_spans(const std::string& provider, std::uint64_t address, std::uint64_t landing,
+                     std::uint64_t base) {
+    if (provider != "sockets")
+        return {{address, landing - address}};
+    const std::uint64_t va = address + base;
+    const std::uint64_t landing_va = landing + base;
+    const std::uint64_t first_length = 0 - va;
+    const std::uint64_t second_length = va + kPayload.size();
+    const std::uint64_t second_va = landing_va - second_length;
+    return {{address, first_length}, {second_va - base, second_length}};
 }
 
 // rpmemd still runs and serves a client that arrives now, at once: a new session creates a
@@ -327,7 +361,6 @@ void check_daemon_serving(TargetHost& host) {
     create.pool_set = "fresh.set";
     create.pool_size = kPoolSize;
     create.lanes = 1;
-    create.provider = protocol::ProviderPreference::tcp;
     create.attributes = pmemobj_attributes();
     auto created = channel::expect<protocol::CreateReply>((*client)->call(create), "create");
     INFO("new client's create: " << (created ? std::string("ok") : created.error().message()));
@@ -341,15 +374,22 @@ void check_daemon_serving(TargetHost& host) {
 
 TEST_CASE("a write claiming (2^63, 2^63) brings down neither rpmemd nor another client",
           "[containment][crash]") {
+    const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
+    INFO("provider " << provider);
     TargetHost host;
-    Victim victim(host, second_identity(host, "bob"));
-    auto attacker = make_attacker(host);
+    Victim victim(host, second_identity(host, "bob"), provider);
+    auto attacker = make_attacker(host, provider);
 
     // addr = 2^63 passes `addr >= base` (user space ends below 2^47); addr + len = 2^64
-    // wraps to 0, which passes `<= base + length`. The 8 bytes are then stored at 2^63 (plus
-    // the region's base under offset addressing), a non-canonical address: SIGSEGV.
-    const auto result = attacker->write(kTwoTo63, kTwoTo63, kPayload);
-    record("crash write", kTwoTo63, kTwoTo63, result);
+    // wraps to 0 (to the region's base under offset addressing, where the provider adds it
+    // to both), which passes `<= base + length`. The 8 bytes are then stored at 2^63 (plus
+    // that base), a non-canonical address: SIGSEGV. sockets also needs the claimed lengths
+    // to add up to 8 modulo 2^64: a second entry (2^63, 2^63 + 8) passes the same way.
+    Spans spans{{kTwoTo63, kTwoTo63}};
+    if (provider == "sockets")
+        spans.push_back({kTwoTo63, kTwoTo63 + kPayload.size()});
+    const auto result = attacker->write(spans, kPayload);
+    record("crash write", spans, result);
     // Whatever the attacker saw, it must not have been told its write landed.
     CHECK(result.outcome != RmaAttacker::Outcome::acknowledged);
 
@@ -359,11 +399,13 @@ TEST_CASE("a write claiming (2^63, 2^63) brings down neither rpmemd nor another 
 
 TEST_CASE("a write whose range wraps around 2^64 does not reach another client's pool",
           "[containment][wrap]") {
+    const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
+    INFO("provider " << provider);
     TargetHost host;
     // The victim maps its pool first: mmap places later mappings lower, so the attacker's
     // region lies below the victim's, as `addr >= base` needs (reported by WARN below).
-    Victim victim(host, second_identity(host, "bob"));
-    auto attacker = make_attacker(host);
+    Victim victim(host, second_identity(host, "bob"), provider);
+    auto attacker = make_attacker(host, provider);
     const protocol::DataPath& path = attacker->data_path();
     const pid_t daemon = host.daemon().pid();
 
@@ -383,20 +425,21 @@ TEST_CASE("a write whose range wraps around 2^64 does not reach another client's
     const std::uint64_t victim_target = *victim_va + kPatternOffset;
     // ...named in the attacker's addressing: virtual addresses under FI_MR_VIRT_ADDR, else an
     // offset the provider adds the region's base to (modulo 2^64 as well).
-    const std::uint64_t address =
-        path.offset_addressing ? victim_target - attacker_va.value_or(0) : victim_target;
-    // The claimed length makes addr + len wrap around 2^64 to the middle of the attacker's own
-    // registered range (pool data under any layout of the fix), so that
+    const std::uint64_t base = path.offset_addressing ? attacker_va.value_or(0) : 0;
+    const std::uint64_t address = victim_target - base;
+    // The claimed length makes addr + len wrap around 2^64 into the attacker's own registered
+    // range (to its middle: pool data under any layout of the fix), so that
     //   addr >= attacker base        holds whenever the victim's pool lies above the attacker's,
-    //   addr + len <= attacker end   holds because the sum wraps to attacker base + size/2;
-    // the provider then stores the 8 bytes at `addr`, inside the victim's pool.
+    //   addr + len <= attacker end   holds because the sum wraps;
+    // the provider then stores the 8 bytes at `addr`, inside the victim's pool (see
+    // wrapping_spans() for the exact entries per provider).
     const std::uint64_t landing = path.remote_base + path.pool_size / 2;
-    const std::uint64_t length = landing - address; // modulo 2^64
     if (attacker_va && *victim_va <= *attacker_va)
         WARN("the victim's pool lies below the attacker's: the check refuses this wrap");
 
-    const auto result = attacker->write(address, length, kPayload);
-    record("wrap write", address, length, result);
+    const Spans spans = wrapping_spans(provider, address, landing, base);
+    const auto result = attacker->write(spans, kPayload);
+    record("wrap write", spans, result);
 
     victim.check_unharmed();
     check_daemon_serving(host);
@@ -404,21 +447,43 @@ TEST_CASE("a write whose range wraps around 2^64 does not reach another client's
 
 TEST_CASE("a plain RMA write at pool offset 0 leaves the pool header unchanged",
           "[containment][header]") {
+    const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
+    INFO("provider " << provider);
     TargetHost host;
-    Victim victim(host, second_identity(host, "bob"));
-    auto attacker = make_attacker(host);
+    Victim victim(host, second_identity(host, "bob"), provider);
+    auto attacker = make_attacker(host, provider);
     const auto part = host.dir().path() / "attacker.0";
     const auto header = read_file(part, 0, kHeaderSize);
 
     // An honest write (the claimed length is the 8 bytes carried) at remote_base + 0: pool
     // offset 0 is the header's signature, which must not be registered for remote access.
-    const std::uint64_t address = attacker->data_path().remote_base;
-    const auto result = attacker->write(address, kPayload.size(), kPayload);
-    record("header write", address, kPayload.size(), result);
+    const Spans spans{{attacker->data_path().remote_base, kPayload.size()}};
+    const auto result = attacker->write(spans, kPayload);
+    record("header write", spans, result);
 
     // Only the file counts: where the fix makes remote_base name the data, this write is a
     // legitimate one and may well be acknowledged.
     CHECK(difference(read_file(part, 0, kHeaderSize), header) == "");
+    victim.check_unharmed();
+    check_daemon_serving(host);
+}
+
+TEST_CASE("a write the provider's check refuses costs the attacker its lane, nobody else",
+          "[containment][refused]") {
+    const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
+    INFO("provider " << provider);
+    TargetHost host;
+    Victim victim(host, second_identity(host, "bob"), provider);
+    auto attacker = make_attacker(host, provider);
+
+    // One page below the region, honestly 8 bytes long: `addr >= base` fails, whatever the
+    // addressing (under offset addressing 2^64 - 4096 plus the base wraps to base - 4096).
+    const Spans spans{{attacker->data_path().remote_base - 4096, kPayload.size()}};
+    const auto result = attacker->write(spans, kPayload);
+    record("refused write", spans, result);
+    CHECK(result.outcome != RmaAttacker::Outcome::acknowledged);
+    CHECK(result.outcome != RmaAttacker::Outcome::timed_out);
+
     victim.check_unharmed();
     check_daemon_serving(host);
 }

@@ -117,10 +117,12 @@ bool RmaAttacker::lane_failed() const noexcept {
     return !lane_ || lane_->state().failed();
 }
 
-RmaAttacker::WriteResult RmaAttacker::write(std::uint64_t address, std::uint64_t claimed_length,
+RmaAttacker::WriteResult RmaAttacker::write(std::span<const RemoteSpan> remote,
                                             std::span<const std::byte> payload) {
-    if (!lane_ || payload.size() > kBufferSize)
-        return {Outcome::refused_locally, "no lane, or a payload larger than the buffer"};
+    constexpr std::size_t kMaxSpans = 4;
+    if (!lane_ || payload.size() > kBufferSize || remote.empty() || remote.size() > kMaxSpans)
+        return {Outcome::refused_locally, "no lane, a payload larger than the buffer, or a "
+                                          "remote I/O vector of no or too many entries"};
     if (lane_->state().failed())
         return {Outcome::connection_lost, lane_->state().failure().message()};
     std::copy(payload.begin(), payload.end(), buffer_.get());
@@ -129,13 +131,15 @@ RmaAttacker::WriteResult RmaAttacker::write(std::uint64_t address, std::uint64_t
     // from the local one. The provider copies the rma_iov into the wire header unchanged.
     iovec local{buffer_.get(), payload.size()};
     void* descriptor = buffer_region_->descriptor();
-    fi_rma_iov remote{address, claimed_length, data_path_.remote_key};
+    std::array<fi_rma_iov, kMaxSpans> claimed{};
+    for (std::size_t i = 0; i < remote.size(); ++i)
+        claimed[i] = {remote[i].address, remote[i].length, data_path_.remote_key};
     fi_msg_rma message{};
     message.msg_iov = &local;
     message.desc = &descriptor;
     message.iov_count = 1;
-    message.rma_iov = &remote;
-    message.rma_iov_count = 1;
+    message.rma_iov = claimed.data();
+    message.rma_iov_count = remote.size();
     // A fresh context per write: a late completion of an earlier write is never mistaken for
     // this one's.
     void* const context = reinterpret_cast<void*>(++last_context_);

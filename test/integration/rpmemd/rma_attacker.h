@@ -9,7 +9,10 @@
 // sends the fi_rma_iov entries it is given as they are, and the header's size counts only the
 // local iov's bytes; the two are compared by an assert() alone, compiled out in Debian's
 // build. So a write that carries 8 bytes can claim any (address, length), and the target
-// checks the claimed pair (ofi_mr_map_verify), not the bytes that follow.
+// checks the claimed pair (ofi_mr_map_verify), not the bytes that follow. The sockets
+// provider (prov/sockets/src/sock_rma.c) does compare the sum of the claimed lengths with the
+// bytes carried, but in 64-bit arithmetic: two entries whose lengths add up to 8 modulo 2^64
+// pass, and the target checks and fills each entry separately.
 //
 // Threads: one thread uses an attacker. Every call ends by its deadline.
 #pragma once
@@ -72,13 +75,24 @@ public:
     // What the create reply said: remote_base, remote_key, offset_addressing, pool_size, ...
     const protocol::DataPath& data_path() const noexcept { return data_path_; }
 
-    // Posts one RMA write that carries `payload` (at most 4 KiB) and whose single remote I/O
-    // vector entry claims (`address`, `claimed_length`) with the session's key, asking for
+    // One remote I/O vector entry as the write claims it. `address` is in the target's
+    // addressing (a virtual address under FI_MR_VIRT_ADDR, an offset into the registered
+    // region otherwise).
+    struct RemoteSpan {
+        std::uint64_t address = 0;
+        std::uint64_t length = 0;
+    };
+
+    // Posts one RMA write that carries `payload` (at most 4 KiB) and whose remote I/O vector
+    // (at most 4 entries, each with the session's key) claims `remote`, asking for
     // FI_DELIVERY_COMPLETE so that an ack means the target placed the bytes; then waits for
-    // the outcome. `address` is in the target's addressing (a virtual address under
-    // FI_MR_VIRT_ADDR, an offset into the registered region otherwise).
+    // the outcome.
+    WriteResult write(std::span<const RemoteSpan> remote, std::span<const std::byte> payload);
     WriteResult write(std::uint64_t address, std::uint64_t claimed_length,
-                      std::span<const std::byte> payload);
+                      std::span<const std::byte> payload) {
+        const RemoteSpan span{address, claimed_length};
+        return write(std::span<const RemoteSpan>(&span, 1), payload);
+    }
 
     // The lane's endpoint is in a failed state (the connection ended).
     bool lane_failed() const noexcept;
