@@ -14,7 +14,6 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <grp.h>
 #include <pwd.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -24,6 +23,7 @@
 #include "rpmemd/logging.h"
 #include "rpmemd/pool_store.h"
 #include "rpmemd/systemd_notify.h"
+#include "rpmemd/worker/sandbox.h"
 #include "rpmemd/worker/worker_main.h"
 #include "rpmemd/worker/worker_pool.h"
 
@@ -99,28 +99,14 @@ rpmem::Result<WorkerLaunch> worker_launch(const Config& config) {
     // As root, workers never keep root: they need no file access of their own.
     std::string user = config.worker_user.empty() ? "nobody" : config.worker_user;
     std::string group_name = config.worker_group.empty() ? "nogroup" : config.worker_group;
-    auto numeric = [](const std::string& text) -> std::optional<unsigned long> {
-        char* end = nullptr;
-        unsigned long value = std::strtoul(text.c_str(), &end, 10);
-        if (text.empty() || end == nullptr || *end != '\0')
-            return std::nullopt;
-        return value;
-    };
-    if (auto id = numeric(user)) {
-        launch.uid = static_cast<uid_t>(*id);
-    } else if (const passwd* entry = ::getpwnam(user.c_str()); entry != nullptr) {
-        launch.uid = entry->pw_uid;
-    } else {
-        return rpmem::fail(EINVAL, fmt::format("user '{}' (for the workers) does not exist", user));
-    }
-    if (auto id = numeric(group_name)) {
-        launch.gid = static_cast<gid_t>(*id);
-    } else if (const ::group* entry = ::getgrnam(group_name.c_str()); entry != nullptr) {
-        launch.gid = entry->gr_gid;
-    } else {
-        return rpmem::fail(EINVAL,
-                           fmt::format("group '{}' (for the workers) does not exist", group_name));
-    }
+    auto uid = resolve_user(user);
+    if (!uid)
+        return rpmem::fail(std::move(uid.error()).add_context("the workers' user"));
+    auto gid = resolve_group(group_name);
+    if (!gid)
+        return rpmem::fail(std::move(gid.error()).add_context("the workers' group"));
+    launch.uid = *uid;
+    launch.gid = *gid;
     if (*launch.uid == 0)
         spdlog::warn("user = {}: data-path workers keep root", user);
     return launch;
@@ -170,8 +156,10 @@ int serve(const Config& config) {
 } // namespace
 
 int main(int argc, char** argv) {
+    // A worker ends with _exit: LeakSanitizer's exit-time scan needs ptrace, which its
+    // sandbox refuses (run_worker has released everything by then).
     if (argc >= 2 && std::string_view(argv[1]) == "--worker")
-        return run_worker(argc, argv);
+        ::_exit(run_worker(argc, argv));
     start_logging();
     auto command_line = parse_command_line(argc, argv);
     if (!command_line)
