@@ -8,8 +8,10 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <regex>
+#include <sstream>
 #include <string>
 
 #include <arpa/inet.h>
@@ -49,6 +51,13 @@ pid_t last_worker_pid(const TargetHost& host) {
     return pid;
 }
 
+std::string read_text(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
 // The data port of the newest data plane rpmemd logged.
 int last_data_port(const TargetHost& host) {
     std::string log = const_cast<TargetHost&>(host).dir().read("rpmemd.log");
@@ -72,6 +81,10 @@ int tcp_connect_errno(int port) {
     int error = result == 0 ? 0 : errno;
     ::close(fd);
     return error;
+}
+
+std::string fmt_proc_status(pid_t pid) {
+    return "/proc/" + std::to_string(pid) + "/status";
 }
 
 rpmem_pool_attr test_attributes() {
@@ -123,6 +136,15 @@ TEST_CASE("librpmem: a dead worker ends only its sessions, and rpmemd serves on"
     REQUIRE(host.wait_for_log("started (pid"));
     pid_t worker = last_worker_pid(host);
     REQUIRE(worker > 0);
+    // It is sandboxed and, as rpmemd runs as root here, not root.
+    REQUIRE(host.wait_for_log("sandboxed: landlock ABI"));
+    CHECK_THAT(host.dir().read("rpmemd.log"), Catch::Contains("seccomp true"));
+    if (::geteuid() == 0) {
+        std::string status = read_text(fmt_proc_status(worker));
+        CHECK_THAT(status, Catch::Contains("Uid:\t65534\t65534\t65534\t65534"));
+        CHECK_THAT(status, Catch::Contains("NoNewPrivs:\t1"));
+        CHECK_THAT(status, Catch::Contains("Seccomp:\t2"));
+    }
     REQUIRE(::kill(worker, SIGSEGV) == 0);
 
     // The supervisor says how the worker ended and lets go of the pool.
