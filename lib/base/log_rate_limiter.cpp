@@ -25,8 +25,8 @@ LogRateLimiter::LogRateLimiter(std::size_t burst, std::chrono::steady_clock::dur
     , interval_(interval)
     , clock_(std::move(clock)) {}
 
-void LogRateLimiter::close_window_if_over(std::chrono::steady_clock::time_point now) {
-    if (!open_ || now - window_start_ < interval_)
+void LogRateLimiter::close_window_if_over(std::chrono::steady_clock::time_point now, bool force) {
+    if (!open_ || (!force && now - window_start_ < interval_))
         return;
     open_ = false;
     if (suppressed_ == 0)
@@ -36,7 +36,7 @@ void LogRateLimiter::close_window_if_over(std::chrono::steady_clock::time_point 
     Summary summary;
     summary.events = events_;
     summary.suppressed = suppressed_;
-    summary.window = interval_;
+    summary.window = force ? std::min(now - window_start_, interval_) : interval_;
     summary.reasons = std::move(reasons_);
     std::stable_sort(summary.reasons.begin(), summary.reasons.end(),
                      [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -84,6 +84,11 @@ bool LogRateLimiter::admit(std::string_view reason) {
 
 std::optional<LogRateLimiter::Summary> LogRateLimiter::take_summary() {
     close_window_if_over(clock_());
+    return std::exchange(finished_, std::nullopt);
+}
+
+std::optional<LogRateLimiter::Summary> LogRateLimiter::flush() {
+    close_window_if_over(clock_(), true);
     return std::exchange(finished_, std::nullopt);
 }
 

@@ -53,11 +53,15 @@ public:
     // window's summary is handed out once.
     std::optional<Summary> take_summary();
 
+    // Ends the current window now (the owner is stopping) and returns what take_summary()
+    // would; the summary's window is then the time it actually covered.
+    std::optional<Summary> flush();
+
     // When the current window ends, if it has something to summarize: the owner's timer.
     std::optional<std::chrono::steady_clock::time_point> summary_due() const;
 
 private:
-    void close_window_if_over(std::chrono::steady_clock::time_point now);
+    void close_window_if_over(std::chrono::steady_clock::time_point now, bool force = false);
 
     const std::size_t burst_;
     const std::chrono::steady_clock::duration interval_;

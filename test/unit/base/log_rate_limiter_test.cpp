@@ -112,3 +112,17 @@ TEST_CASE("distinct reasons are bounded") {
     CHECK(summary->reasons.size() <= LogRateLimiter::kMaxReasons + 1);
     CHECK(summary->reasons[0] == std::pair<std::string, std::size_t>{"other", 92});
 }
+
+TEST_CASE("flush ends the window early, for a last summary") {
+    FakeClock clock;
+    LogRateLimiter limiter(1, 10s, clock.function());
+    limiter.admit("a");
+    limiter.admit("a");
+    clock.now += 3s;
+    CHECK_FALSE(limiter.take_summary());
+    auto summary = limiter.flush();
+    REQUIRE(summary);
+    CHECK(summary->suppressed == 1);
+    CHECK(summary->window == 3s);
+    CHECK_FALSE(limiter.flush());
+}
