@@ -18,6 +18,7 @@
 #include "rpmemd/config.h"
 #include "rpmemd/daemon.h"
 #include "rpmemd/fabric_target.h"
+#include "rpmemd/fd_budget.h"
 #include "rpmemd/logging.h"
 #include "rpmemd/pool_store.h"
 #include "rpmemd/systemd_notify.h"
@@ -87,6 +88,7 @@ int serve(const Config& config) {
     if (const char* socket = std::getenv("NOTIFY_SOCKET"); socket != nullptr)
         notify_socket = socket;
 
+    check_fd_budget(config); // before the first connection needs a descriptor
     auto daemon = Daemon::start(config, start_fabric_target);
     if (!daemon)
         return report(daemon.error());
