@@ -201,20 +201,28 @@ void Server::Impl::admit(tcp::socket socket) {
     std::uint64_t id = next_session_id_++;
     std::shared_ptr<ServerSession> victim;
     bool over_source_limit = false;
+    bool over_total_limit = false;
     {
         std::lock_guard lock(mutex_);
         if (stopping_)
             return;
         auto from_source = pending_by_source_.find(source);
-        over_source_limit = from_source != pending_by_source_.end() &&
-                            from_source->second >= config_.max_pending_per_source;
-        if (!over_source_limit) {
-            // At the total limit the newcomer still gets in: the oldest pending connection of the
-            // source holding the most goes. A flooder can thus only push out its own connections
-            // or those of another flooding source, while a client from a quiet address, which holds
-            // few, is the last to be chosen.
-            if (pending_.size() >= config_.max_pending)
+        std::size_t held = from_source != pending_by_source_.end() ? from_source->second : 0;
+        over_source_limit = held >= config_.max_pending_per_source;
+        if (!over_source_limit && pending_.size() >= config_.max_pending) {
+            // At the total limit a newcomer gets in only from a source holding fewer than the
+            // busiest one less one: then the busiest source's oldest pending connection goes.
+            // So sources converge on a fair share of the places, a client from a quiet address
+            // (holding none) always gets in, and flooders that have their share are refused at
+            // once, before any TLS state, instead of evicting each other in a costly churn.
+            auto busiest =
+                std::max_element(pending_by_source_.begin(), pending_by_source_.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+            over_total_limit = busiest == pending_by_source_.end() || busiest->second <= held + 1;
+            if (!over_total_limit)
                 victim = take_eviction_victim();
+        }
+        if (!over_source_limit && !over_total_limit) {
             ++pending_by_source_[source];
             pending_.emplace(id, Pending{source, {}});
             pending_peak_ = std::max(pending_peak_, pending_.size());
@@ -228,6 +236,15 @@ void Server::Impl::admit(tcp::socket socket) {
                                 "already waiting for the TLS handshake and Hello, the limit per "
                                 "source address",
                                 source, config_.max_pending_per_source));
+        return;
+    }
+    if (over_total_limit) {
+        socket.close(ec);
+        log_refusal("over the total pending limit",
+                    fmt::format("refused connection from {}: {} connections are waiting for the "
+                                "TLS handshake and Hello, the server's limit, and its source "
+                                "holds its share of them",
+                                source, config_.max_pending));
         return;
     }
     if (victim) {

@@ -27,9 +27,11 @@ struct ServerConfig {
     std::size_t max_sessions_per_client = 64;
     // Admission before authentication: connections accepted and not yet past Hello (TLS
     // handshake running, Hello awaited), in total and per source IP address. A connection over
-    // the per-source limit is closed at once, before any TLS state exists for it; at the total
-    // limit the oldest pending connection of the source holding the most is dropped for the
-    // newcomer, so that a flood from some addresses cannot lock out a client from another.
+    // the per-source limit is closed at once, before any TLS state exists for it. At the total
+    // limit a newcomer from a source holding fewer than the busiest source (less one) takes the
+    // place of the busiest source's oldest pending connection; one from a source that already
+    // holds as many is closed at once. So a flood from some addresses cannot lock out a client
+    // from another, and flooders cannot make the server churn TLS state.
     std::size_t max_pending = 128;
     std::size_t max_pending_per_source = 16;
     // Refused connections get a log line each for the first `refusal_log_burst` of an interval,

@@ -136,3 +136,18 @@ TEST_CASE("the default per-client quota is a quarter of max-sessions") {
     CHECK(second.error().errno_value() == EBUSY);
     CHECK_THAT(second.error().message(), Catch::Contains("limit of 1 sessions per client"));
 }
+
+TEST_CASE("at the total pending limit a source holding its share is refused at once") {
+    TargetHost host({.config_lines = {"max-pending-per-source = 8", "max-pending-connections = 8",
+                                      "session-timeout = 60s"}});
+    Flood first("127.0.0.2", host.port(), 4);
+    Flood second("127.0.0.3", host.port(), 4);
+    Flood more("127.0.0.3", host.port(), 1); // 4 held, the busiest holds 4: no eviction
+    CHECK(more.closed(1, 10s) == 1);
+    CHECK(first.closed(1, 0ms) == 0);
+    CHECK(second.closed(1, 0ms) == 0);
+    CHECK(host.wait_for_log("holds its share of them"));
+    // A client from elsewhere still gets in.
+    auto client = host.client();
+    CHECK(client->hello().identity == "alice");
+}
