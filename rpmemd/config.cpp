@@ -492,7 +492,8 @@ Admission limits (keys and options as above):
   max-sessions-per-client N   concurrent sessions of one client identity (default: a quarter
                               of max-sessions, at least 1); more are refused as busy
   max-pending-connections N   connections not yet through TLS and Hello (default 128); at the
-                              limit the oldest one of the busiest source address is dropped
+                              limit a newcomer from an address holding fewer than the busiest
+                              one replaces that one's oldest, others are closed at once
   max-pending-per-source N    of those, from one IP address (default 16); more are closed at
                               once, before TLS
 rpmemd needs about 64 + max-pending-connections + 10 x max-sessions file descriptors; it raises
