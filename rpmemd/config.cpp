@@ -210,6 +210,12 @@ const std::map<std::string, Setter, std::less<>>& setters() {
          set_field(&Config::max_lanes, [](auto v) { return parse_unsigned(v, 1, 1024); })},
         {"max-sessions",
          set_field(&Config::max_sessions, [](auto v) { return parse_unsigned(v, 1, 4096); })},
+        {"max-sessions-per-client", set_field(&Config::max_sessions_per_client,
+                                              [](auto v) { return parse_unsigned(v, 1, 4096); })},
+        {"max-pending-connections", set_field(&Config::max_pending_connections,
+                                              [](auto v) { return parse_unsigned(v, 1, 65536); })},
+        {"max-pending-per-source", set_field(&Config::max_pending_per_source,
+                                             [](auto v) { return parse_unsigned(v, 1, 65536); })},
         {"nthreads",
          set_field(&Config::nthreads, [](auto v) { return parse_unsigned(v, 0, 256); })},
         {"heartbeat", set_field(&Config::heartbeat, parse_duration)},
@@ -268,6 +274,15 @@ Result<void> validate(Config& config, CommandLine::Mode mode, const ConfigSource
             return fail(EINVAL,
                         fmt::format("client-poolset-dir of '{}' must be an absolute path, got '{}'",
                                     identity, dir));
+    if (config.max_pending_per_source > config.max_pending_connections)
+        return fail(EINVAL,
+                    fmt::format("max-pending-per-source ({}) may not exceed "
+                                "max-pending-connections ({})",
+                                config.max_pending_per_source, config.max_pending_connections));
+    if (config.max_sessions_per_client > config.max_sessions)
+        return fail(EINVAL, fmt::format("max-sessions-per-client ({}) may not exceed "
+                                        "max-sessions ({})",
+                                        config.max_sessions_per_client, config.max_sessions));
     if (mode == CommandLine::Mode::serve) {
         for (auto [key, value] :
              {std::pair{"tls-ca", &config.tls_ca}, std::pair{"tls-cert", &config.tls_cert},
@@ -281,6 +296,12 @@ Result<void> validate(Config& config, CommandLine::Mode mode, const ConfigSource
 }
 
 } // namespace
+
+unsigned effective_max_sessions_per_client(const Config& config) noexcept {
+    if (config.max_sessions_per_client != 0)
+        return config.max_sessions_per_client;
+    return std::max(1U, config.max_sessions / 4);
+}
 
 std::string_view to_string(LogLevel level) noexcept {
     switch (level) {
@@ -474,6 +495,19 @@ Every config file key is also an option (--KEY VALUE or --KEY=VALUE) and wins ov
 Each client identity's data path (fabric endpoints, registered pool memory) runs in a
 sandboxed worker process of its own; the supervisor keeps TLS, authorization, pool locks and
 logging.
+
+Admission limits (keys and options as above):
+  max-sessions N              concurrent sessions (default 64)
+  max-sessions-per-client N   concurrent sessions of one client identity (default: a quarter
+                              of max-sessions, at least 1); more are refused as busy
+  max-pending-connections N   connections not yet through TLS and Hello (default 128); at the
+                              limit a newcomer from an address holding fewer than the busiest
+                              one replaces that one's oldest, others are closed at once
+  max-pending-per-source N    of those, from one IP address (default 16); more are closed at
+                              once, before TLS
+rpmemd needs about 64 + max-pending-connections + 10 x max-sessions file descriptors; it raises
+its soft RLIMIT_NOFILE up to the hard limit as needed and warns when that is not enough
+(systemd: LimitNOFILE=).
 )";
 }
 

@@ -55,7 +55,15 @@ struct Config {
     std::string fabric_host;
     unsigned max_lanes = 16;    // granted lanes per session at most
     unsigned max_sessions = 64; // concurrent sessions at most
-    unsigned nthreads = 0;      // fabric responder threads; 0: one per core
+    // Concurrent sessions of one client identity; 0: a quarter of max_sessions (at least 1),
+    // which effective_max_sessions_per_client() works out.
+    unsigned max_sessions_per_client = 0;
+    // Connections accepted but not yet through the TLS handshake and Hello: in total, and per
+    // source IP address (one over that is closed at once). Bounds what unauthenticated peers
+    // can hold: descriptors, TLS state, memory.
+    unsigned max_pending_connections = 128;
+    unsigned max_pending_per_source = 16;
+    unsigned nthreads = 0; // fabric responder threads; 0: one per core
     // A client that sends no frame (request or heartbeat ping) for this long is taken for dead:
     // its session ends, its data plane is fenced and its pool released. Told to clients in the
     // Hello reply; librpmem pings every second (or a third of this, if shorter). Generous by
@@ -77,6 +85,9 @@ struct Config {
     // `no` is for debugging a worker only.
     bool worker_sandbox = true;
 };
+
+// max_sessions_per_client, or its default when 0: max(1, max_sessions / 4).
+unsigned effective_max_sessions_per_client(const Config& config) noexcept;
 
 // Applies the `key = value` lines of one config file to `config`. `#` starts a comment
 // anywhere; blank lines are ignored; unknown keys, malformed lines and bad values are errors

@@ -75,6 +75,9 @@ Result<std::unique_ptr<Daemon>> Daemon::start(Config config, DataPlaneFactory da
     server.handshake_timeout = cfg.session_timeout;
     server.heartbeat_timeout = cfg.heartbeat;
     server.max_sessions = cfg.max_sessions;
+    server.max_sessions_per_client = effective_max_sessions_per_client(cfg);
+    server.max_pending = cfg.max_pending_connections;
+    server.max_pending_per_source = cfg.max_pending_per_source;
     server.software = daemon->services_.software;
     if (!cfg.allowed_clients.empty()) {
         server.check_identity = [&cfg](const channel::PeerInfo& peer) -> Result<void> {
@@ -84,11 +87,8 @@ Result<std::unique_ptr<Daemon>> Daemon::start(Config config, DataPlaneFactory da
             return fail(EPERM, "it is not in rpmemd's allow-client list");
         };
     }
-    server.on_refusal = [](const channel::Refusal& refusal) {
-        spdlog::warn("refused connection from {}{}: {}", refusal.peer,
-                     refusal.identity.empty() ? "" : " ('" + refusal.identity + "')",
-                     refusal.reason.message());
-    };
+    // Refusals are logged by the channel itself, escaped and rate-limited (a flood of them
+    // costs a summary line per interval), so no observer here.
 
     auto started =
         channel::Server::start(std::move(server), make_session_factory(daemon->services_));

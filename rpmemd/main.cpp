@@ -20,6 +20,7 @@
 
 #include "rpmemd/config.h"
 #include "rpmemd/daemon.h"
+#include "rpmemd/fd_budget.h"
 #include "rpmemd/logging.h"
 #include "rpmemd/pool_store.h"
 #include "rpmemd/systemd_notify.h"
@@ -126,6 +127,7 @@ int serve(const Config& config) {
     if (const char* socket = std::getenv("NOTIFY_SOCKET"); socket != nullptr)
         notify_socket = socket;
 
+    check_fd_budget(config); // before the first connection needs a descriptor
     auto launch = worker_launch(config);
     if (!launch)
         return report(launch.error());

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/log_text.h"
 #include "rpmemd/status_error.h"
 
 namespace rpmem::daemon {
@@ -39,7 +40,8 @@ int openat2_call(int directory, const char* path, std::uint64_t flags, std::uint
 
 // The error for a failed lookup step, with the status the client deserves.
 Error lookup_error(int error, std::string_view name, const std::string& directory) {
-    std::string what = fmt::format("pool set '{}' in {}", name, directory);
+    // The name is the client's: quoted escaped and bounded, in the reply and in the log.
+    std::string what = fmt::format("pool set '{}' in {}", escape_for_log(name), directory);
     switch (error) {
     case EXDEV:
         return status_error(Status::bad_name,
@@ -49,6 +51,9 @@ Error lookup_error(int error, std::string_view name, const std::string& director
     case ENOTDIR:
         return status_error(Status::bad_name, what + ": a component of the name is not a "
                                                      "directory");
+    case ENAMETOOLONG:
+        return status_error(Status::bad_name, what + ": the name or a component of it is too "
+                                                     "long");
     case ENOENT:
         return status_error(Status::no_exist, what + ": no such file");
     case EACCES:
@@ -178,8 +183,8 @@ ResolveMethod default_resolve_method() {
 
 Result<void> check_pool_set_name(std::string_view name) {
     auto bad = [&](std::string_view why) {
-        return fail(status_error(Status::bad_name,
-                                 fmt::format("invalid pool set name '{}': {}", name, why)));
+        return fail(status_error(Status::bad_name, fmt::format("invalid pool set name '{}': {}",
+                                                               escape_for_log(name), why)));
     };
     if (name.empty())
         return bad("it is empty");
@@ -220,7 +225,7 @@ Result<PoolSetFile> open_pool_set_file(const std::string& directory, std::string
     if (!S_ISREG(st.st_mode))
         return fail(
             status_error(Status::bad_name,
-                         fmt::format("pool set '{}' in {}: {}", name, directory,
+                         fmt::format("pool set '{}' in {}: {}", escape_for_log(name), directory,
                                      S_ISDIR(st.st_mode) ? "it is a directory, not a pool set file"
                                                          : "it is not a regular file")));
     if ((st.st_mode & S_IWOTH) != 0)

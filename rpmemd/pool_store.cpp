@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "base/log_text.h"
 #include "poolset/parser.h"
 #include "poolset/pool_header.h"
 #include "rpmemd/status_error.h"
@@ -65,7 +66,7 @@ Result<PoolRegistry::Hold> PoolStore::reserve(const Located& located, std::strin
 
 Result<std::unique_ptr<OpenPool>> PoolStore::create(const PoolRequest& request,
                                                     const PoolAttributes& attributes) {
-    const std::string context = fmt::format("creating pool set '{}'", request.name);
+    const std::string context = fmt::format("creating pool set '{}'", escape_for_log(request.name));
     auto located = locate(request.identity, request.name, true);
     if (!located)
         return fail(std::move(located.error()).add_context(context));
@@ -122,7 +123,7 @@ Result<std::unique_ptr<OpenPool>> PoolStore::create(const PoolRequest& request,
 }
 
 Result<std::unique_ptr<OpenPool>> PoolStore::open(const PoolRequest& request) {
-    const std::string context = fmt::format("opening pool set '{}'", request.name);
+    const std::string context = fmt::format("opening pool set '{}'", escape_for_log(request.name));
     auto located = locate(request.identity, request.name, true);
     if (!located)
         return fail(std::move(located.error()).add_context(context));
@@ -145,7 +146,8 @@ Result<std::unique_ptr<OpenPool>> PoolStore::open(const PoolRequest& request) {
 }
 
 Result<void> PoolStore::set_attributes(OpenPool& pool, const PoolAttributes& attributes) {
-    const std::string context = fmt::format("setting the attributes of pool set '{}'", pool.name());
+    const std::string context =
+        fmt::format("setting the attributes of pool set '{}'", escape_for_log(pool.name()));
     if (!pool.has_headers())
         return fail(status_error(Status::not_supported,
                                  context + ": the pool has no headers (OPTION NOHDRS)"));
@@ -162,7 +164,7 @@ Result<void> PoolStore::set_attributes(OpenPool& pool, const PoolAttributes& att
 }
 
 Result<void> PoolStore::close(std::unique_ptr<OpenPool> pool, bool remove) {
-    const std::string context = fmt::format("closing pool set '{}'", pool->name());
+    const std::string context = fmt::format("closing pool set '{}'", escape_for_log(pool->name()));
     Result<void> outcome;
     if (!remove && pool->has_headers()) {
         // The pool was shut down cleanly: PMDK clears the shutdown state's dirty flag on close.
@@ -186,7 +188,7 @@ Result<void> PoolStore::close(std::unique_ptr<OpenPool> pool, bool remove) {
 
 Result<void> PoolStore::remove(std::string_view identity, std::string_view name,
                                const RemoveOptions& options) {
-    const std::string context = fmt::format("removing pool set '{}'", name);
+    const std::string context = fmt::format("removing pool set '{}'", escape_for_log(name));
     auto located = locate(identity, name, false);
     if (!located)
         return fail(std::move(located.error()).add_context(context));

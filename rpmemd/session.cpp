@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include "base/log_text.h"
 #include "channel/session_token.h"
 #include "persist/method_choice.h"
 #include "persist/wire_method.h"
@@ -64,8 +65,8 @@ Status data_plane_status(const Error& error, protocol::ProviderPreference asked)
 
 std::string peer_text(const channel::PeerInfo& peer) {
     bool v6 = peer.address.find(':') != std::string::npos;
-    return fmt::format("{}@{}{}{}:{}", peer.identity, v6 ? "[" : "", peer.address, v6 ? "]" : "",
-                       peer.port);
+    return fmt::format("{}@{}{}{}:{}", escape_for_log(peer.identity), v6 ? "[" : "", peer.address,
+                       v6 ? "]" : "", peer.port);
 }
 
 } // namespace
@@ -103,9 +104,9 @@ void Session::on_close(const Error& reason) noexcept {
     // The channel logs why it ended; what matters here is the pool that goes with it.
     if (pool_)
         spdlog::info("{}: releasing pool set '{}' of the closed channel ({})", log_name_,
-                     pool_->name(), reason.message());
+                     escape_for_log(pool_->name()), escape_for_log(reason.message()));
     else
-        spdlog::debug("{}: channel closed: {}", log_name_, reason.message());
+        spdlog::debug("{}: channel closed: {}", log_name_, escape_for_log(reason.message()));
     (void)release(false);
 }
 
@@ -115,7 +116,7 @@ Result<void> Session::check_open_request(std::uint32_t lanes,
         return fail(status_error(Status::invalid_request,
                                  fmt::format("this session already has pool set '{}' open; "
                                              "close it first",
-                                             pool_->name())));
+                                             escape_for_log(pool_->name()))));
     if (lanes == 0)
         return fail(status_error(Status::bad_lanes, "at least one lane is needed"));
     const auto& allowed = services_.config.allowed_providers;
@@ -204,9 +205,15 @@ Result<protocol::DataPath> Session::start_data_plane(OpenPool& pool, std::uint32
 Reply Session::refusal(protocol::MessageType type, std::string_view pool_set,
                        const Error& error) const {
     Status status = reply_status_for(error, Status::pool_config);
-    spdlog::info("{}: {} '{}' refused: {}: {}", log_name_, protocol::name_of(type), pool_set,
-                 protocol::name_of(status), error.message());
-    return protocol::failure_reply(type, status, error.message());
+    spdlog::info("{}: {} '{}' refused: {}: {}", log_name_, protocol::name_of(type),
+                 escape_for_log(pool_set), protocol::name_of(status),
+                 escape_for_log(error.message()));
+    // The message quotes client input (the errors quote names bounded already): cut it to
+    // what the reply can carry rather than let the reply fail to encode.
+    std::string message = error.message();
+    if (message.size() > protocol::kMaxMessageLength)
+        message = escape_for_log(message, protocol::kMaxMessageLength - 32);
+    return protocol::failure_reply(type, status, std::move(message));
 }
 
 Result<protocol::DataPath> Session::serve_pool(Result<std::unique_ptr<OpenPool>> pool,
@@ -220,7 +227,7 @@ Result<protocol::DataPath> Session::serve_pool(Result<std::unique_ptr<OpenPool>>
     if (!path) {
         // A pool created for a session that never got going is removed again, as PMDK did.
         if (auto closed = services_.store.close(std::move(*pool), created); !closed)
-            spdlog::warn("{}: {}", log_name_, closed.error().message());
+            spdlog::warn("{}: {}", log_name_, escape_for_log(closed.error().message()));
         return path;
     }
     pool_ = std::move(*pool);
@@ -229,7 +236,7 @@ Result<protocol::DataPath> Session::serve_pool(Result<std::unique_ptr<OpenPool>>
 
 Reply Session::create(const protocol::CreateRequest& request) {
     spdlog::info("{}: create '{}' (pool size {}, {} lanes, provider {}, method {}{})", log_name_,
-                 request.pool_set, request.pool_size, request.lanes,
+                 escape_for_log(request.pool_set), request.pool_size, request.lanes,
                  protocol::name_of(request.provider), protocol::name_of(request.persist_method),
                  request.attributes.is_zero() ? ", no headers" : "");
     if (auto checked = check_open_request(request.lanes, request.provider); !checked)
@@ -241,13 +248,13 @@ Reply Session::create(const protocol::CreateRequest& request) {
                            request.lanes, request.provider, request.persist_method, true, note);
     if (!path)
         return refusal(protocol::MessageType::create, request.pool_set, path.error());
-    spdlog::info("{}: created pool set '{}'", log_name_, request.pool_set);
+    spdlog::info("{}: created pool set '{}'", log_name_, escape_for_log(request.pool_set));
     return protocol::CreateReply{Status::ok, std::move(note), std::move(*path)};
 }
 
 Reply Session::open(const protocol::OpenRequest& request) {
     spdlog::info("{}: open '{}' (pool size {}, {} lanes, provider {}, method {})", log_name_,
-                 request.pool_set, request.pool_size, request.lanes,
+                 escape_for_log(request.pool_set), request.pool_size, request.lanes,
                  protocol::name_of(request.provider), protocol::name_of(request.persist_method));
     if (auto checked = check_open_request(request.lanes, request.provider); !checked)
         return refusal(protocol::MessageType::open, request.pool_set, checked.error());
@@ -257,7 +264,7 @@ Reply Session::open(const protocol::OpenRequest& request) {
                            request.lanes, request.provider, request.persist_method, false, note);
     if (!path)
         return refusal(protocol::MessageType::open, request.pool_set, path.error());
-    spdlog::info("{}: opened pool set '{}'", log_name_, request.pool_set);
+    spdlog::info("{}: opened pool set '{}'", log_name_, escape_for_log(request.pool_set));
     protocol::OpenReply reply{Status::ok, std::move(note), std::move(*path), pool_->attributes()};
     return reply;
 }
@@ -273,7 +280,8 @@ Reply Session::close(const protocol::CloseRequest& request) {
     std::string note = request.remove && !remove
                            ? "not removed: the pool was opened, not created, in this session"
                            : "";
-    spdlog::info("{}: close '{}'{}", log_name_, name, remove ? " and remove it" : "");
+    spdlog::info("{}: close '{}'{}", log_name_, escape_for_log(name),
+                 remove ? " and remove it" : "");
     if (auto released = release(remove); !released) {
         Status status = reply_status_for(released.error(), Status::fatal);
         return protocol::CloseReply{status, released.error().message()};
@@ -286,26 +294,26 @@ Reply Session::set_attr(const protocol::SetAttrRequest& request) {
         spdlog::info("{}: set_attr refused: no pool is open", log_name_);
         return protocol::SetAttrReply{Status::invalid_request, "this session has no pool open"};
     }
-    spdlog::info("{}: set_attr on '{}'", log_name_, pool_->name());
+    spdlog::info("{}: set_attr on '{}'", log_name_, escape_for_log(pool_->name()));
     if (auto set = services_.store.set_attributes(*pool_, request.attributes); !set) {
         Status status = reply_status_for(set.error(), Status::invalid_request);
         spdlog::info("{}: set_attr refused: {}: {}", log_name_, protocol::name_of(status),
-                     set.error().message());
+                     escape_for_log(set.error().message()));
         return protocol::SetAttrReply{status, set.error().message()};
     }
     return protocol::SetAttrReply{Status::ok, {}};
 }
 
 Reply Session::remove(const protocol::RemoveRequest& request) {
-    spdlog::info("{}: remove '{}'{}{}", log_name_, request.pool_set,
+    spdlog::info("{}: remove '{}'{}{}", log_name_, escape_for_log(request.pool_set),
                  request.force ? " (force)" : "",
                  request.remove_set_file ? " with its set file" : "");
     auto removed = services_.store.remove(peer_.identity, request.pool_set,
                                           {request.force, request.remove_set_file});
     if (!removed) {
         Status status = reply_status_for(removed.error(), Status::pool_config);
-        spdlog::info("{}: remove '{}' refused: {}: {}", log_name_, request.pool_set,
-                     protocol::name_of(status), removed.error().message());
+        spdlog::info("{}: remove '{}' refused: {}: {}", log_name_, escape_for_log(request.pool_set),
+                     protocol::name_of(status), escape_for_log(removed.error().message()));
         return protocol::RemoveReply{status, removed.error().message()};
     }
     return protocol::RemoveReply{Status::ok, {}};
@@ -343,9 +351,10 @@ Result<void> Session::release(bool remove) noexcept {
     std::string name = pool_->name();
     auto closed = services_.store.close(std::move(pool_), remove);
     if (!closed)
-        spdlog::warn("{}: {}", log_name_, closed.error().message());
+        spdlog::warn("{}: {}", log_name_, escape_for_log(closed.error().message()));
     else
-        spdlog::info("{}: pool set '{}' {}", log_name_, name, remove ? "removed" : "closed");
+        spdlog::info("{}: pool set '{}' {}", log_name_, escape_for_log(name),
+                     remove ? "removed" : "closed");
     return closed;
 }
 

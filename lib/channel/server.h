@@ -22,6 +22,22 @@ struct ServerConfig {
     unsigned io_threads = 1;                             // run the TLS I/O of every session
     unsigned handler_threads = 4; // run SessionHandler calls; bounds blocking daemon work
     std::size_t max_sessions = 256;
+    // Sessions one client identity may hold at once, so that one client cannot take every
+    // place; checked at the Hello exchange, where the identity is known.
+    std::size_t max_sessions_per_client = 64;
+    // Admission before authentication: connections accepted and not yet past Hello (TLS
+    // handshake running, Hello awaited), in total and per source IP address. A connection over
+    // the per-source limit is closed at once, before any TLS state exists for it. At the total
+    // limit a newcomer from a source holding fewer than the busiest source (less one) takes the
+    // place of the busiest source's oldest pending connection; one from a source that already
+    // holds as many is closed at once. So a flood from some addresses cannot lock out a client
+    // from another, and flooders cannot make the server churn TLS state.
+    std::size_t max_pending = 128;
+    std::size_t max_pending_per_source = 16;
+    // Refused connections get a log line each for the first `refusal_log_burst` of an interval,
+    // then one summary line per `refusal_log_interval`.
+    std::size_t refusal_log_burst = 5;
+    std::chrono::milliseconds refusal_log_interval{10'000};
     std::string software = "rpmemd"; // told to clients in the HelloReply
     IdentityCheck check_identity;    // empty: every client the CA signed is accepted
     RefusalObserver on_refusal;      // optional; called on an I/O thread, must be quick

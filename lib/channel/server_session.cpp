@@ -9,6 +9,8 @@
 #include <boost/asio/write.hpp>
 #include <fmt/format.h>
 
+#include "base/log_text.h"
+#include "channel/client_certificate_policy.h"
 #include "channel/logger.h"
 #include "channel/peer_identity.h"
 #include "channel/tls_error.h"
@@ -44,6 +46,26 @@ std::uint32_t raw_request_id(const protocol::FrameHeaderBytes& bytes) {
     return static_cast<std::uint32_t>(bytes[8]) | static_cast<std::uint32_t>(bytes[9]) << 8 |
            static_cast<std::uint32_t>(bytes[10]) << 16 |
            static_cast<std::uint32_t>(bytes[11]) << 24;
+}
+
+// The category a refusal is counted under in the log's summary line.
+std::string_view refusal_kind(const Error& reason) {
+    switch (reason.errno_value()) {
+    case EACCES:
+        return "certificate refused";
+    case ETIMEDOUT:
+        return "no TLS handshake and Hello in time";
+    case EPERM:
+        return "identity not allowed";
+    case EBUSY:
+        return "session limit";
+    case ECONNRESET:
+        return "closed by the peer";
+    case EPROTONOSUPPORT:
+        return "no common protocol version";
+    default:
+        return reason.source() == ErrorSource::tls ? "TLS handshake failed" : "bad Hello";
+    }
 }
 
 Status status_from_decode_error(const Error& error) {
@@ -90,16 +112,19 @@ void ServerSession::start() {
 }
 
 void ServerSession::stop() {
-    asio::post(stream_.get_executor(), [self = shared_from_this()] {
-        self->close(Error(ESHUTDOWN, "the server is stopping", ErrorSource::system, ESHUTDOWN));
-    });
+    abort(Error(ESHUTDOWN, "the server is stopping", ErrorSource::system, ESHUTDOWN));
+}
+
+void ServerSession::abort(Error reason) {
+    asio::post(stream_.get_executor(),
+               [self = shared_from_this(), reason = std::move(reason)] { self->close(reason); });
 }
 
 void ServerSession::on_handshake(const error_code& ec) {
     if (state_ != State::handshake)
         return;
     if (ec) {
-        std::string why = verify_failure(stream_.native_handle());
+        std::string why = describe_client_verify_failure(stream_.native_handle());
         Error reason = why.empty()
                            ? error_from_asio(ec, "TLS handshake")
                            : Error(EACCES, "TLS handshake: client certificate rejected: " + why,
@@ -170,7 +195,7 @@ void ServerSession::on_frame(const error_code& ec) {
         // The frame boundary is intact; refuse this message and carry on.
         Status status = status_from_decode_error(request.error());
         logger().info("session {} ({}): refused a malformed request: {}", id_, peer_name_,
-                      request.error().message());
+                      escape_for_log(request.error().message()));
         send(protocol::ErrorReply{status, bounded(request.error().message())}, id);
         read_frame();
         return;
@@ -233,7 +258,8 @@ void ServerSession::on_hello(const protocol::Request& request, std::uint32_t req
         return;
     }
     logger().debug("session {} ({}): hello from '{}' ({}, versions {}..{})", id_, peer_name_,
-                   peer_.identity, hello->software, hello->min_version, hello->max_version);
+                   escape_for_log(peer_.identity), escape_for_log(hello->software),
+                   hello->min_version, hello->max_version);
 
     // Identity check and factory are the daemon's code and may block: run them on the handler
     // pool. Reading pauses until they answer; the handshake deadline still runs.
@@ -246,6 +272,15 @@ void ServerSession::on_hello(const protocol::Request& request, std::uint32_t req
                     made = fail(EPERM, allowed.error().message(), ErrorSource::remote,
                                 static_cast<int>(Status::not_permitted));
             }
+            // The identity's own quota first: one client filling its share must not also take
+            // the places every client shares.
+            if (made && !self->context_.acquire_identity(self->peer_.identity))
+                made = fail(EBUSY, fmt::format("identity '{}' has reached the limit of {} "
+                                               "sessions per client identity",
+                                               escape_for_log(self->peer_.identity),
+                                               config.max_sessions_per_client));
+            else if (made)
+                self->identity_counted_ = true;
             if (made && self->context_.active_sessions.fetch_add(1) >= config.max_sessions) {
                 self->context_.active_sessions.fetch_sub(1);
                 made = fail(EBUSY, fmt::format("the server has reached its limit of {} sessions",
@@ -286,18 +321,20 @@ void ServerSession::on_session_made(Result<void> made, std::uint32_t request_id)
                                 reason.native_code() == static_cast<int>(Status::not_permitted)
                             ? Status::not_permitted
                             : protocol::status_of(reason.errno_value());
-        std::string message =
-            status == Status::not_permitted
-                ? fmt::format("identity '{}' is not allowed: {}", peer_.identity, reason.message())
-                : reason.message();
+        std::string message = status == Status::not_permitted
+                                  ? fmt::format("identity '{}' is not allowed: {}",
+                                                escape_for_log(peer_.identity), reason.message())
+                                  : reason.message();
         refuse(Error(reason.errno_value(), message, reason.source(), reason.native_code()),
                protocol::Reply(hello_reply(status, message)), request_id);
         return;
     }
     state_ = State::running;
+    context_.left_pending(id_);
     deadline_ = Clock::now() + context_.config.heartbeat_timeout;
     arm_deadline(); // the heartbeat deadline may come before the handshake deadline did
-    logger().info("session {} ({}): identity '{}' accepted", id_, peer_name_, peer_.identity);
+    logger().info("session {} ({}): identity '{}' accepted", id_, peer_name_,
+                  escape_for_log(peer_.identity));
     protocol::HelloReply reply = hello_reply(Status::ok, {});
     reply.version = protocol::kProtocolVersion;
     reply.capabilities = protocol::kCapabilities;
@@ -341,7 +378,7 @@ protocol::Reply ServerSession::run_handler(const protocol::Request& request) {
                        protocol::name_of(type), protocol::name_of(reply_type));
     } catch (const std::exception& e) {
         logger().error("session {} ({}): handler failed on {}: {}", id_, peer_name_,
-                       protocol::name_of(type), e.what());
+                       protocol::name_of(type), escape_for_log(e.what()));
     } catch (...) {
         logger().error("session {} ({}): handler failed on {}", id_, peer_name_,
                        protocol::name_of(type));
@@ -392,8 +429,12 @@ void ServerSession::write_next() {
 }
 
 void ServerSession::report_refusal(const Error& reason) {
-    logger().warn("session {} ({}{}{}): refused: {}", id_, peer_name_,
-                  peer_.identity.empty() ? "" : ", identity ", peer_.identity, reason.message());
+    // One line per refusal, but rate-limited: a flood of them must not flood the log.
+    context_.log_refusal(
+        refusal_kind(reason),
+        fmt::format("refused connection from {} (session {}{}{}{}): {}", peer_name_, id_,
+                    peer_.identity.empty() ? "" : ", identity '", escape_for_log(peer_.identity),
+                    peer_.identity.empty() ? "" : "'", escape_for_log(reason.message())));
     if (context_.config.on_refusal) {
         try {
             context_.config.on_refusal(Refusal{peer_name_, peer_.identity, reason});
@@ -514,9 +555,10 @@ void ServerSession::close(Error reason) {
     error_code ignored;
     deadline_timer_.cancel();
     stream_.lowest_layer().close(ignored);
+    context_.left_pending(id_);
     if (was_running)
-        logger().info("session {} ({}, identity '{}'): closed: {}", id_, peer_name_, peer_.identity,
-                      close_reason_->message());
+        logger().info("session {} ({}, identity '{}'): closed: {}", id_, peer_name_,
+                      escape_for_log(peer_.identity), escape_for_log(close_reason_->message()));
 
     // on_close runs on the handler strand, after any request still being handled there.
     asio::post(handler_strand_, [self = shared_from_this(), why = *close_reason_] {
@@ -525,6 +567,10 @@ void ServerSession::close(Error reason) {
         if (self->counted_) {
             self->context_.active_sessions.fetch_sub(1);
             self->counted_ = false;
+        }
+        if (self->identity_counted_) {
+            self->context_.release_identity(self->peer_.identity);
+            self->identity_counted_ = false;
         }
         if (self->handler_) {
             self->handler_->on_close(why);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/asio/ip/tcp.hpp>
@@ -34,6 +35,14 @@ struct SessionContext {
     boost::asio::thread_pool& handler_pool;
     std::atomic<std::size_t>& active_sessions;                 // sessions holding a handler
     std::function<void(std::uint64_t session_id)> on_finished; // after on_close, last call
+    // The session is past Hello or closed: it no longer counts as pending. Idempotent.
+    std::function<void(std::uint64_t session_id)> left_pending;
+    // Logs a refusal line, or only counts it (rate limit); `kind` is a fixed category.
+    std::function<void(std::string_view kind, const std::string& line)> log_refusal;
+    // Takes one of the sessions of `identity` (false: it holds max_sessions_per_client), and
+    // gives it back. Any thread.
+    std::function<bool(const std::string& identity)> acquire_identity;
+    std::function<void(const std::string& identity)> release_identity;
 };
 
 // One accepted connection, from the TLS handshake to on_close. Internal to Server.
@@ -52,6 +61,8 @@ public:
 
     // Ends the session from any thread (server stop).
     void stop();
+    // Ends the session from any thread for `reason` (eviction at the pending limit).
+    void abort(Error reason);
 
 private:
     using Clock = std::chrono::steady_clock;
@@ -97,7 +108,8 @@ private:
 
     // Handler strand only.
     std::unique_ptr<SessionHandler> handler_;
-    bool counted_ = false; // holds one of context_.active_sessions
+    bool counted_ = false;          // holds one of context_.active_sessions
+    bool identity_counted_ = false; // holds one of its identity's sessions
 
     // I/O strand only.
     State state_ = State::handshake;

@@ -8,6 +8,7 @@
 #include <openssl/x509.h>
 #include <unistd.h>
 
+#include "channel/client_certificate_policy.h"
 #include "channel/openssl_ptr.h"
 #include "channel/tls_error.h"
 
@@ -78,7 +79,9 @@ Result<std::unique_ptr<boost::asio::ssl::context>> make_tls_context(const TlsFil
     }
 
     if (role == TlsRole::server) {
-        SSL_CTX_set_verify(raw, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
+        // Beyond the chain: the client's certificate must be a client's (not a CA, clientAuth).
+        SSL_CTX_set_verify(raw, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT,
+                           verify_client_certificate);
         SSL_CTX_set_num_tickets(raw, 0);
         // Tell clients which CA we accept, so that one with several certificates picks right.
         STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(files.ca.c_str());

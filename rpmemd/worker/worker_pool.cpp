@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "base/log_text.h"
+
 namespace rpmem::daemon {
 
 class WorkerPool::Worker {
@@ -96,10 +98,11 @@ Result<std::unique_ptr<DataPlane>> WorkerPool::start(const DataPlaneRequest& req
         auto& slot = by_identity_[request.identity];
         if (!slot) {
             auto made = std::make_shared<Worker>();
-            auto process =
-                WorkerProcess::spawn(launch_, fmt::format("worker for '{}'", request.identity),
-                                     [this, identity = request.identity, raw = made.get()](
-                                         const Error& why) { on_worker_exit(identity, raw, why); });
+            auto process = WorkerProcess::spawn(
+                launch_, fmt::format("worker for '{}'", escape_for_log(request.identity)),
+                [this, identity = request.identity, raw = made.get()](const Error& why) {
+                    on_worker_exit(identity, raw, why);
+                });
             if (!process) {
                 by_identity_.erase(request.identity);
                 return fail(std::move(process.error()).add_context(request.session_name));

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/log_text.h"
 #include "rpmemd/worker/worker_main.h"
 
 extern char** environ;
@@ -23,21 +24,6 @@ namespace {
 
 constexpr std::size_t kMaxLogLine = 2048;
 constexpr std::chrono::milliseconds kExitWait{5'000};
-
-// A worker's line is its own text, but a compromised worker must not forge the supervisor's
-// lines: control characters become visible escapes.
-std::string escaped(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (char c : text) {
-        auto byte = static_cast<unsigned char>(c);
-        if (byte < 0x20 || byte == 0x7f)
-            out += fmt::format("\\x{:02x}", byte);
-        else
-            out += c;
-    }
-    return out;
-}
 
 spdlog::level::level_enum level_of(char letter) {
     switch (letter) {
@@ -240,7 +226,8 @@ void WorkerProcess::monitor() noexcept {
             level = level_of(line[0]);
             line.remove_prefix(2);
         }
-        spdlog::log(level, "{}: {}", name_, escaped(line.substr(0, kMaxLogLine)));
+        // A compromised worker must not forge the supervisor's lines.
+        spdlog::log(level, "{}: {}", name_, escape_for_log(line, kMaxLogLine));
     };
     for (;;) {
         ssize_t got = ::read(log_.get(), chunk.data(), chunk.size());

@@ -2,11 +2,13 @@
 #include "target_host.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include <catch2/catch.hpp>
+#include <openssl/pem.h>
 #include <poll.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -114,7 +116,14 @@ TargetHost::~TargetHost() = default;
 
 void TargetHost::start() {
     REQUIRE_FALSE(daemon_);
-    auto started = DaemonProcess::start(built_program("RPMEMD"), {"--config", config_file()});
+    std::vector<std::string> args = {"--config", config_file()};
+    std::string program = built_program("RPMEMD");
+    if (!options_.launcher.empty()) {
+        args.insert(args.begin(), program);
+        args.insert(args.begin(), options_.launcher.begin() + 1, options_.launcher.end());
+        program = options_.launcher.front();
+    }
+    auto started = DaemonProcess::start(program, args);
     INFO((started ? std::string() : started.error().message()));
     REQUIRE(started);
     daemon_.emplace(std::move(*started));
@@ -184,6 +193,27 @@ bool TargetHost::wait_for_log(std::string_view text) {
     }
     ::close(watch);
     return found;
+}
+
+channel::TlsFiles TargetHost::client_tls(const std::string& identity) {
+    FILE* key_file = std::fopen(credentials_.ca_key.c_str(), "r");
+    FILE* cert_file = std::fopen(credentials_.ca_certificate.c_str(), "r");
+    REQUIRE(key_file != nullptr);
+    REQUIRE(cert_file != nullptr);
+    channel::KeyPtr key(PEM_read_PrivateKey(key_file, nullptr, nullptr, nullptr));
+    channel::X509Ptr certificate(PEM_read_X509(cert_file, nullptr, nullptr, nullptr));
+    std::fclose(key_file);
+    std::fclose(cert_file);
+    REQUIRE(key);
+    REQUIRE(certificate);
+    channel::CertifiedKey ca(std::move(key), std::move(certificate));
+    auto client =
+        channel::make_client_certificate(ca, identity, channel::Validity::days_from_now(1));
+    REQUIRE(client);
+    std::string crt = dir_ / (identity + ".crt");
+    std::string pem = dir_ / (identity + ".key");
+    REQUIRE(client->write(crt, pem, true));
+    return channel::TlsFiles{credentials_.ca_certificate, crt, pem};
 }
 
 std::map<std::string, std::string> TargetHost::client_environment() const {

@@ -52,6 +52,9 @@ public:
         std::vector<std::string> config_lines; // added to the generated config file
         std::string client_identity = "alice";
         bool start = true; // start rpmemd right away
+        // Runs rpmemd through this command (e.g. {"prlimit", "--nofile=1024:1024"}), which
+        // must exec it in the same process.
+        std::vector<std::string> launcher;
     };
 
     TargetHost();
@@ -84,6 +87,9 @@ public:
     // Waits until the daemon's log contains `text` (inotify on the log file, no polling
     // loop), within kPatience; false when it never came.
     bool wait_for_log(std::string_view text);
+
+    // Credentials of another client identity, its certificate signed by the test CA.
+    channel::TlsFiles client_tls(const std::string& identity);
 
     // The environment rpmemctl and the client library read (RPMEM_TLS_*).
     std::map<std::string, std::string> client_environment() const;

@@ -278,3 +278,43 @@ TEST_CASE("the shipped example config is valid") {
     CHECK(config.listen_port == kDefaultPort);
     CHECK(config.heartbeat == std::chrono::seconds(10));
 }
+
+TEST_CASE("admission limits: keys, defaults and their consistency") {
+    Config config;
+    CHECK(config.max_pending_connections == 128);
+    CHECK(config.max_pending_per_source == 16);
+    CHECK(effective_max_sessions_per_client(config) == 16); // a quarter of 64
+    config.max_sessions = 3;
+    CHECK(effective_max_sessions_per_client(config) == 1);
+
+    REQUIRE(apply_config_text("max-sessions-per-client = 5\nmax-pending-connections = 500\n"
+                              "max-pending-per-source = 20\n",
+                              "test.conf", config));
+    CHECK(effective_max_sessions_per_client(config) == 5);
+    CHECK(config.max_pending_connections == 500);
+    CHECK(config.max_pending_per_source == 20);
+    CHECK_FALSE(apply_config_text("max-pending-per-source = 0\n", "test.conf", config));
+
+    TempDir dir;
+    ConfigSources none{.home = "/h", .system_file = (dir.path() / "absent").string()};
+    auto file = dir.write("a.conf", std::string(kTls) + "poolset-dir = /srv\n"
+                                                        "max-pending-connections = 8\n"
+                                                        "max-pending-per-source = 9\n");
+    auto command_line = parse({"--config", file.c_str()});
+    REQUIRE(command_line);
+    auto failed = load_config(*command_line, none);
+    REQUIRE_FALSE(failed);
+    CHECK_THAT(failed.error().message(), Catch::Contains("max-pending-per-source"));
+
+    auto over = parse({"--config", file.c_str(), "--max-pending-per-source", "8", "--max-sessions",
+                       "4", "--max-sessions-per-client", "5"});
+    REQUIRE(over);
+    failed = load_config(*over, none);
+    REQUIRE_FALSE(failed);
+    CHECK_THAT(failed.error().message(), Catch::Contains("max-sessions-per-client"));
+
+    auto usage = usage_text();
+    CHECK_THAT(usage, Catch::Contains("max-pending-connections"));
+    CHECK_THAT(usage, Catch::Contains("max-pending-per-source"));
+    CHECK_THAT(usage, Catch::Contains("max-sessions-per-client"));
+}
