@@ -39,10 +39,6 @@ static_assert(persist::LaneBinding::kTokenLength == protocol::kSessionTokenLengt
 constexpr std::size_t kPage = 4096;
 constexpr std::size_t kReplySlots = 2 * persist::kLaneCredits;
 constexpr std::chrono::milliseconds kSlice{50};
-// The data port stays open until every granted lane has connected, or this long: a client
-// connects its lanes right after create/open, and whatever still arrives later (raw TCP
-// connections that never send a connection request among them) must not be held for ever.
-constexpr std::chrono::seconds kLaneConnectWindow{10};
 
 // The pool as the request handler sees it.
 class MappedPool final : public persist::TargetPool {
@@ -179,7 +175,6 @@ private:
     Result<void> open(const DataPlaneRequest& request);
     void run() noexcept;
     void admit_requests();
-    void close_data_port_when_done();
     void admit(fabric::ConnectionRequest& request);
     void on_receive(const SlotContext& slot, std::size_t length);
     void send_reply(unsigned lane_index, const persist::Reply& reply);
@@ -215,7 +210,6 @@ private:
     std::optional<persist::RequestHandler> handler_;
     std::vector<Lane> lanes_;
 
-    fabric::Clock::time_point lane_connect_deadline_{};
     std::thread responder_;
     std::atomic<bool> stop_{false};
     std::atomic<bool> stopped_{false};
@@ -239,7 +233,6 @@ FabricTarget::start(const DataPlaneRequest& request, std::unique_ptr<persist::Ta
         request, std::move(pool), std::move(*provider), std::move(*fabric), std::move(*domain)));
     if (auto opened = target->open(request); !opened)
         return fail(std::move(opened.error()));
-    target->lane_connect_deadline_ = fabric::Clock::now() + kLaneConnectWindow;
     target->responder_ = std::thread([raw = target.get()] { raw->run(); });
     return target;
 }
@@ -356,7 +349,6 @@ void FabricTarget::run() noexcept {
             }
         }
         admit_requests();
-        close_data_port_when_done();
         for (unsigned lane = 0; lane < lanes_.size(); ++lane) {
             if (lanes_[lane].endpoint && lanes_[lane].endpoint->state().failed())
                 close_lane(lane, lanes_[lane].endpoint->state().failure().message());
@@ -365,24 +357,8 @@ void FabricTarget::run() noexcept {
 }
 
 void FabricTarget::admit_requests() {
-    while (auto request = events_->take_request()) {
-        if (listener_)
-            admit(*request);
-    }
-}
-
-void FabricTarget::close_data_port_when_done() {
-    if (!listener_)
-        return;
-    bool all_connected = std::all_of(lanes_.begin(), lanes_.end(), [](const Lane& lane) {
-        return lane.endpoint.has_value() || lane.retired;
-    });
-    if (!all_connected && fabric::Clock::now() < lane_connect_deadline_)
-        return;
-    spdlog::debug("{}: data port {} closed: {}", name_, listener_->address(),
-                  all_connected ? "every lane is connected"
-                                : "the lanes' connection window passed");
-    listener_.reset();
+    while (auto request = events_->take_request())
+        admit(*request);
 }
 
 void FabricTarget::admit(fabric::ConnectionRequest& request) {

@@ -227,8 +227,13 @@ Result<void> InitiatorLane::write_range(std::size_t offset, std::size_t length, 
             ++commits_in_flight_;
         done += chunk;
     }
-    if (!commit && length > 0)
+    if (!commit && length > 0) {
         unread_writes_ = true;
+        // APM's read goes to pool data this lane just wrote: the target registers nothing
+        // else for sure (never the header), and it holds nothing the initiator has not.
+        apm_read_offset_ = std::min<std::uint64_t>(
+            offset, remote_.length - std::min<std::uint64_t>(remote_.length, 8));
+    }
     return {};
 }
 
@@ -285,7 +290,7 @@ Result<void> InitiatorLane::drain() {
     if (unread_writes_ && config_.method == Method::apm) {
         // Read after write on the same connection: the writes before it have reached the
         // target's persistence domain once the read completes.
-        if (auto read = read_remote(apm_offset_, 8, 0); !read)
+        if (auto read = read_remote(apm_offset_, 8, apm_read_offset_); !read)
             return read;
         unread_writes_ = false;
     }

@@ -116,7 +116,8 @@ private:
     unsigned since_ack_request_ = 0;
     std::size_t commits_in_flight_ = 0;
     bool reads_in_flight_ = false;
-    bool unread_writes_ = false; // apm: writes not yet followed by a read
+    bool unread_writes_ = false;        // apm: writes not yet followed by a read
+    std::uint64_t apm_read_offset_ = 0; // apm: where that read goes (pool offset)
 };
 
 } // namespace rpmem::persist
