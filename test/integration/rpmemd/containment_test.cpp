@@ -63,29 +63,6 @@ const std::array<std::byte, 8> kPayload{std::byte{'A'}, std::byte{'T'}, std::byt
                                         std::byte{'A'}, std::byte{'C'}, std::byte{'K'},
                                         std::byte{'E'}, std::byte{'D'}};
 
-// The test CA of `host` (TargetHost writes ca.key), to sign a second client identity.
-channel::TlsFiles second_identity(TargetHost& host, const std::string& identity) {
-    const auto& files = host.credentials();
-    FILE* key_file = std::fopen(files.ca_key.c_str(), "r");
-    FILE* cert_file = std::fopen(files.ca_certificate.c_str(), "r");
-    REQUIRE(key_file != nullptr);
-    REQUIRE(cert_file != nullptr);
-    channel::KeyPtr key(PEM_read_PrivateKey(key_file, nullptr, nullptr, nullptr));
-    channel::X509Ptr certificate(PEM_read_X509(cert_file, nullptr, nullptr, nullptr));
-    std::fclose(key_file);
-    std::fclose(cert_file);
-    REQUIRE(key);
-    REQUIRE(certificate);
-    channel::CertifiedKey ca(std::move(key), std::move(certificate));
-    auto client =
-        channel::make_client_certificate(ca, identity, channel::Validity::days_from_now(1));
-    REQUIRE(client);
-    const auto crt = host.dir().path() / (identity + ".crt");
-    const auto pem = host.dir().path() / (identity + ".key");
-    REQUIRE(client->write(crt, pem, false));
-    return {files.ca_certificate, crt, pem};
-}
-
 std::vector<std::byte> read_file(const std::filesystem::path& file, std::size_t offset,
                                  std::size_t length) {
     std::ifstream in(file, std::ios::binary);
@@ -347,7 +324,7 @@ void check_daemon_serving(TargetHost& host) {
     channel::ClientConfig config;
     config.host = "127.0.0.1";
     config.port = host.port();
-    config.tls = second_identity(host, "carol");
+    config.tls = host.client_tls("carol");
     config.connect_timeout = 10s;
     config.handshake_timeout = 10s;
     config.request_timeout = 10s;
@@ -377,7 +354,7 @@ TEST_CASE("a write claiming (2^63, 2^63) brings down neither rpmemd nor another 
     const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
     INFO("provider " << provider);
     TargetHost host;
-    Victim victim(host, second_identity(host, "bob"), provider);
+    Victim victim(host, host.client_tls("bob"), provider);
     auto attacker = make_attacker(host, provider);
 
     // addr = 2^63 passes `addr >= base` (user space ends below 2^47); addr + len = 2^64
@@ -404,7 +381,7 @@ TEST_CASE("a write whose range wraps around 2^64 does not reach another client's
     TargetHost host;
     // The victim maps its pool first: mmap places later mappings lower, so the attacker's
     // region lies below the victim's, as `addr >= base` needs (reported by WARN below).
-    Victim victim(host, second_identity(host, "bob"), provider);
+    Victim victim(host, host.client_tls("bob"), provider);
     auto attacker = make_attacker(host, provider);
     const protocol::DataPath& path = attacker->data_path();
     const pid_t daemon = host.daemon().pid();
@@ -450,7 +427,7 @@ TEST_CASE("a plain RMA write at pool offset 0 leaves the pool header unchanged",
     const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
     INFO("provider " << provider);
     TargetHost host;
-    Victim victim(host, second_identity(host, "bob"), provider);
+    Victim victim(host, host.client_tls("bob"), provider);
     auto attacker = make_attacker(host, provider);
     const auto part = host.dir().path() / "attacker.0";
     const auto header = read_file(part, 0, kHeaderSize);
@@ -473,7 +450,7 @@ TEST_CASE("a write the provider's check refuses costs the attacker its lane, nob
     const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
     INFO("provider " << provider);
     TargetHost host;
-    Victim victim(host, second_identity(host, "bob"), provider);
+    Victim victim(host, host.client_tls("bob"), provider);
     auto attacker = make_attacker(host, provider);
 
     // One page below the region, honestly 8 bytes long: `addr >= base` fails, whatever the

@@ -195,7 +195,7 @@ bool TargetHost::wait_for_log(std::string_view text) {
     return found;
 }
 
-channel::TlsFiles TargetHost::client_tls(const std::string& identity) {
+channel::CertifiedKey TargetHost::test_ca() const {
     FILE* key_file = std::fopen(credentials_.ca_key.c_str(), "r");
     FILE* cert_file = std::fopen(credentials_.ca_certificate.c_str(), "r");
     REQUIRE(key_file != nullptr);
@@ -206,7 +206,11 @@ channel::TlsFiles TargetHost::client_tls(const std::string& identity) {
     std::fclose(cert_file);
     REQUIRE(key);
     REQUIRE(certificate);
-    channel::CertifiedKey ca(std::move(key), std::move(certificate));
+    return channel::CertifiedKey(std::move(key), std::move(certificate));
+}
+
+channel::TlsFiles TargetHost::client_tls(const std::string& identity) {
+    channel::CertifiedKey ca = test_ca();
     auto client =
         channel::make_client_certificate(ca, identity, channel::Validity::days_from_now(1));
     REQUIRE(client);

@@ -88,6 +88,8 @@ public:
     // loop), within kPatience; false when it never came.
     bool wait_for_log(std::string_view text);
 
+    // The test CA (its key is in the scratch directory), to sign more certificates.
+    channel::CertifiedKey test_ca() const;
     // Credentials of another client identity, its certificate signed by the test CA.
     channel::TlsFiles client_tls(const std::string& identity);
 

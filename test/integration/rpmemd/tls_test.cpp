@@ -19,22 +19,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// The test CA of `host` (TargetHost writes ca.key), to sign more client certificates.
-channel::CertifiedKey load_ca(TargetHost& host) {
-    const auto& files = host.credentials();
-    FILE* key_file = std::fopen(files.ca_key.c_str(), "r");
-    FILE* cert_file = std::fopen(files.ca_certificate.c_str(), "r");
-    REQUIRE(key_file != nullptr);
-    REQUIRE(cert_file != nullptr);
-    channel::KeyPtr key(PEM_read_PrivateKey(key_file, nullptr, nullptr, nullptr));
-    channel::X509Ptr certificate(PEM_read_X509(cert_file, nullptr, nullptr, nullptr));
-    std::fclose(key_file);
-    std::fclose(cert_file);
-    REQUIRE(key);
-    REQUIRE(certificate);
-    return channel::CertifiedKey(std::move(key), std::move(certificate));
-}
-
 void check_still_serving(TargetHost& host) {
     auto good = host.connect();
     INFO((good ? std::string() : good.error().message()));
@@ -82,7 +66,7 @@ TEST_CASE("a client without a certificate is refused") {
 
 TEST_CASE("an expired client certificate is refused") {
     TargetHost host;
-    auto ca = load_ca(host);
+    auto ca = host.test_ca();
     auto now = std::chrono::system_clock::now();
     auto expired = channel::make_client_certificate(ca, "alice", {now - 48h, now - 24h});
     REQUIRE(expired);
@@ -112,7 +96,7 @@ TEST_CASE("an identity missing from allow-client is refused; one on it is served
     CHECK(alice.error().errno_value() == EPERM);
     CHECK_THAT(alice.error().message(), Catch::Contains("'alice' is not allowed"));
 
-    auto ca = load_ca(host);
+    auto ca = host.test_ca();
     auto carol = channel::make_client_certificate(ca, "carol", channel::Validity::days_from_now(1));
     REQUIRE(carol);
     REQUIRE(carol->write(host.dir() / "carol.crt", host.dir() / "carol.key", false));
