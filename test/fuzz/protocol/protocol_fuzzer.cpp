@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // libFuzzer target for the control protocol decoder: any byte string is decoded as a request
-// frame and as a reply frame. Whatever decodes must re-encode to the same bytes (the encoding is
-// canonical) and decode again to the same value; a crash, a sanitizer report or a trap is a
-// finding.
+// frame, as a reply frame and as a supervisor <-> worker packet. Whatever decodes must re-encode to
+// the same bytes (the encoding is canonical) and decode again to the same value; a crash, a
+// sanitizer report or a trap is a finding.
 #include <algorithm>
 #include <cstdint>
 #include <span>
 
 #include "protocol/codec.h"
+#include "protocol/worker_message.h"
 
 namespace {
 
@@ -37,5 +38,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         check_canonical(input, *request, protocol::decode_request_frame);
     if (auto reply = protocol::decode_reply_frame(input))
         check_canonical(input, *reply, protocol::decode_reply_frame);
+    if (auto packet = protocol::decode_worker_message(input)) {
+        auto again = protocol::encode_worker_message(*packet);
+        if (!again || !std::equal(again->begin(), again->end(), input.begin(), input.end()))
+            __builtin_trap();
+    }
     return 0;
 }
