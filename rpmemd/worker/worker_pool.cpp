@@ -17,6 +17,7 @@ public:
     std::unique_ptr<WorkerProcess> process;
     // Session -> what to call when the worker dies under it. Guarded by the pool's mutex.
     std::map<std::uint64_t, std::function<void(const Error&)>> sessions;
+    std::chrono::steady_clock::time_point idle_since; // when `sessions` became empty
 };
 
 // A session's data plane in a worker: the worker's description of it, and the way to end it.
@@ -50,7 +51,7 @@ public:
             }
         }
         pool_.forget(worker_, session_);
-        worker_.reset(); // the last session of a worker ends it (and waits for its exit)
+        worker_.reset();
         spdlog::debug("{}: data plane stopped", name_);
     }
 
@@ -63,7 +64,36 @@ private:
     std::atomic<bool> stopped_{false};
 };
 
+WorkerPool::~WorkerPool() {
+    std::map<std::string, std::shared_ptr<Worker>> workers;
+    std::vector<std::shared_ptr<Worker>> dead;
+    {
+        const std::lock_guard lock(mutex_);
+        workers.swap(by_identity_);
+        dead.swap(graveyard_);
+    }
+    // Ended here, unlocked: their exit reaches on_worker_exit, which finds nothing to do.
+}
+
+void WorkerPool::sweep() {
+    std::vector<std::shared_ptr<Worker>> ending;
+    {
+        const std::lock_guard lock(mutex_);
+        ending.swap(graveyard_);
+        const auto now = std::chrono::steady_clock::now();
+        for (auto it = by_identity_.begin(); it != by_identity_.end();) {
+            if (it->second->sessions.empty() && now - it->second->idle_since >= kWorkerLinger) {
+                ending.push_back(std::move(it->second));
+                it = by_identity_.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+}
+
 Result<std::unique_ptr<DataPlane>> WorkerPool::start(const DataPlaneRequest& request) {
+    sweep();
     if (request.pool == nullptr)
         return fail(EINVAL, request.session_name + ": starting the data plane: no pool");
     const poolset::PoolMapping& mapping = *request.pool;
@@ -160,18 +190,13 @@ Result<std::unique_ptr<DataPlane>> WorkerPool::start(const DataPlaneRequest& req
 }
 
 void WorkerPool::forget(const std::shared_ptr<Worker>& worker, std::uint64_t session) {
-    const std::lock_guard lock(mutex_);
-    worker->sessions.erase(session);
-    if (!worker->sessions.empty())
-        return;
-    // Its last session: out of the map, so the next session of the identity starts anew; the
-    // caller's reference is the last and ends the process.
-    for (auto it = by_identity_.begin(); it != by_identity_.end(); ++it) {
-        if (it->second == worker) {
-            by_identity_.erase(it);
-            break;
-        }
+    {
+        const std::lock_guard lock(mutex_);
+        worker->sessions.erase(session);
+        if (worker->sessions.empty())
+            worker->idle_since = std::chrono::steady_clock::now();
     }
+    sweep();
 }
 
 void WorkerPool::on_worker_exit(const std::string& identity, const Worker* worker,
@@ -185,7 +210,8 @@ void WorkerPool::on_worker_exit(const std::string& identity, const Worker* worke
                 if (on_lost)
                     lost.push_back(on_lost);
             }
-            // Sessions still hold the worker; it goes with the last one's stop().
+            // Not ended here (this is its monitor thread): the next sweep does.
+            graveyard_.push_back(std::move(found->second));
             by_identity_.erase(found);
         }
     }

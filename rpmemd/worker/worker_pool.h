@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "base/error.h"
 #include "rpmemd/data_plane.h"
@@ -16,7 +18,8 @@ namespace rpmem::daemon {
 
 // The supervisor's data planes: each client identity's sessions are served by one worker
 // process of that identity (its trust domain), started with the identity's first session and
-// ended with its last one. start() is rpmemd's DataPlaneFactory: it passes the session's pool
+// ended kWorkerLinger after its last one (so that a create-or-open workload does not pay a
+// process start per session). start() is rpmemd's DataPlaneFactory: it passes the session's pool
 // part descriptors to the worker, which maps and registers the pool's data (never its header)
 // and runs the fabric target there; stop() of the returned DataPlane fences in the worker (or
 // kills it) before it returns. A worker that dies ends only its own identity's sessions: each
@@ -26,7 +29,9 @@ class WorkerPool {
 public:
     explicit WorkerPool(WorkerLaunch launch)
         : launch_(std::move(launch)) {}
-    ~WorkerPool() = default; // every data plane it made must be stopped and gone first
+    ~WorkerPool(); // every data plane it made must be stopped and gone first
+
+    static constexpr std::chrono::seconds kWorkerLinger{10};
 
     WorkerPool(const WorkerPool&) = delete;
     WorkerPool& operator=(const WorkerPool&) = delete;
@@ -41,10 +46,15 @@ private:
     friend class WorkerDataPlane;
     void forget(const std::shared_ptr<Worker>& worker, std::uint64_t session);
     void on_worker_exit(const std::string& identity, const Worker* worker, const Error& why);
+    // Ends the workers idle for longer than kWorkerLinger and those already dead, outside the
+    // lock (ending one waits for its exit).
+    void sweep();
 
     const WorkerLaunch launch_;
     mutable std::mutex mutex_;
-    std::map<std::string, std::shared_ptr<Worker>> by_identity_; // only workers with sessions
+    std::map<std::string, std::shared_ptr<Worker>> by_identity_; // live workers, busy or idle
+    // Dead workers taken out of the map on their monitor thread, which must not end them.
+    std::vector<std::shared_ptr<Worker>> graveyard_;
     std::uint64_t next_session_ = 1;
 };
 
