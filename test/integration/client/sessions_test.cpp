@@ -15,30 +15,20 @@
 #include <catch2/catch.hpp>
 
 #include "librpmem.h"
+#include "pool_memory.h"
 #include "target_host.h"
 
+using rpmem::test::kPoolSize;
+using rpmem::test::pool_memory;
 using rpmem::test::TargetHost;
 
 namespace {
-
-constexpr std::size_t kPoolSize = 2 * 1024 * 1024; // the size of TargetHost's one-part sets
 
 // librpmem reads its settings (RPMEM_TLS_*) from the environment once per process, at its first
 // create/open/remove; so this file has one test case, with one host whose credentials it uses.
 void use_credentials_of(const TargetHost& host) {
     for (const auto& [name, value] : host.client_environment())
         REQUIRE(::setenv(name.c_str(), value.c_str(), 1) == 0);
-}
-
-struct AlignedFree {
-    void operator()(void* memory) const noexcept { std::free(memory); }
-};
-
-std::unique_ptr<void, AlignedFree> pool_memory() {
-    void* memory = std::aligned_alloc(4096, kPoolSize);
-    REQUIRE(memory != nullptr);
-    std::memset(memory, 0, kPoolSize);
-    return std::unique_ptr<void, AlignedFree>(memory);
 }
 
 void expect_einval(const char* what, int result) {

@@ -17,24 +17,14 @@
 #include <unistd.h>
 
 #include "librpmem.h"
+#include "pool_memory.h"
 #include "target_host.h"
 
+using rpmem::test::kPoolSize;
+using rpmem::test::pool_memory;
 using rpmem::test::TargetHost;
 
 namespace {
-
-constexpr std::size_t kPoolSize = 2 * 1024 * 1024;
-
-struct AlignedFree {
-    void operator()(void* memory) const noexcept { std::free(memory); }
-};
-
-std::unique_ptr<void, AlignedFree> pool_memory() {
-    void* memory = std::aligned_alloc(4096, kPoolSize);
-    REQUIRE(memory != nullptr);
-    std::memset(memory, 0, kPoolSize);
-    return std::unique_ptr<void, AlignedFree>(memory);
-}
 
 // The pid of the newest worker rpmemd logged as started.
 pid_t last_worker_pid(const TargetHost& host) {

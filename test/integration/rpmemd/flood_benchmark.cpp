@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "channel/client.h"
+#include "source_socket.h"
 #include "target_host.h"
 
 using namespace rpmem;
@@ -52,27 +53,6 @@ long rss_kib(pid_t pid) {
     return -1;
 }
 
-// A non-blocking connect from `source`; -1 on failure.
-int start_connect(const std::string& source, std::uint16_t port) {
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0)
-        return -1;
-    sockaddr_in local{};
-    local.sin_family = AF_INET;
-    ::inet_pton(AF_INET, source.c_str(), &local.sin_addr);
-    sockaddr_in remote{};
-    remote.sin_family = AF_INET;
-    remote.sin_port = htons(port);
-    ::inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr);
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof(local)) != 0 ||
-        (::connect(fd, reinterpret_cast<sockaddr*>(&remote), sizeof(remote)) != 0 &&
-         errno != EINPROGRESS)) {
-        ::close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 // Keeps `count` idle connections open until stopped, reopening each one the server closes.
 class Flooder {
 public:
@@ -90,7 +70,7 @@ private:
         std::vector<std::string> from;
         for (int i = 0; i < count; ++i) {
             from.push_back("127.0.0." + std::to_string(2 + i % sources));
-            fds.push_back({start_connect(from.back(), port), POLLIN, 0});
+            fds.push_back({connect_from(from.back(), port, false), POLLIN, 0});
         }
         while (!stop_) {
             if (::poll(fds.data(), fds.size(), 100) <= 0)
@@ -103,7 +83,7 @@ private:
                     continue;
                 if (fds[i].fd >= 0)
                     ::close(fds[i].fd);
-                fds[i].fd = start_connect(from[i], port);
+                fds[i].fd = connect_from(from[i], port, false);
                 fds[i].revents = 0;
                 ++reopened_;
             }

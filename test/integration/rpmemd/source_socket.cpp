@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "source_socket.h"
 
+#include <cerrno>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -9,8 +11,8 @@
 
 namespace rpmem::test {
 
-int connect_from(const std::string& source, std::uint16_t port) {
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+int connect_from(const std::string& source, std::uint16_t port, bool wait) {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | (wait ? 0 : SOCK_NONBLOCK), 0);
     if (fd < 0)
         return -1;
     sockaddr_in local{};
@@ -21,7 +23,8 @@ int connect_from(const std::string& source, std::uint16_t port) {
     remote.sin_port = htons(port);
     ::inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr);
     if (::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof(local)) != 0 ||
-        ::connect(fd, reinterpret_cast<sockaddr*>(&remote), sizeof(remote)) != 0) {
+        (::connect(fd, reinterpret_cast<sockaddr*>(&remote), sizeof(remote)) != 0 &&
+         (wait || errno != EINPROGRESS))) {
         ::close(fd);
         return -1;
     }
