@@ -9,6 +9,8 @@
 #include <sys/random.h>
 #include <sys/types.h>
 
+#include "base/little_endian.h"
+
 namespace rpmem::poolset {
 
 namespace {
@@ -47,16 +49,12 @@ static_assert(kSdsOffset + kSdsSize == kChecksumOffset);
 
 template <typename T>
 void put_le(std::span<std::uint8_t> out, std::size_t offset, T value) {
-    for (std::size_t i = 0; i < sizeof(T); ++i)
-        out[offset + i] = static_cast<std::uint8_t>(static_cast<std::uint64_t>(value) >> (8 * i));
+    store_le(out.subspan(offset, sizeof(T)).data(), value);
 }
 
 template <typename T>
 T get_le(std::span<const std::uint8_t> in, std::size_t offset) {
-    std::uint64_t value = 0;
-    for (std::size_t i = 0; i < sizeof(T); ++i)
-        value |= static_cast<std::uint64_t>(in[offset + i]) << (8 * i);
-    return static_cast<T>(value);
+    return load_le<T>(in.subspan(offset, sizeof(T)).data());
 }
 
 template <std::size_t N>

@@ -46,32 +46,19 @@ struct DataPlaneRequest {
 
 // What the client needs to reach the data plane, and what the method choice needs to know.
 struct DataPlaneInfo {
-    std::string provider;
-    std::string host; // fabric address of the listener, as the client should dial it
-    std::uint16_t port = 0;
-    std::uint64_t remote_base = 0;
-    std::uint64_t remote_key = 0;
-    bool offset_addressing = false;
-    unsigned lanes = 0; // granted
-    std::uint32_t inline_buffer_size = 0;
+    // The create/open reply's DataPath but for what the session adds: the persistence method,
+    // the pool size and the token. `host` is empty for a wildcard listener (the client dials
+    // the host it reached over TLS); `lanes` is what was granted.
+    protocol::DataPath path;
     persist::ProviderTraits traits;
 
-    // The create/open reply's description of this data plane for the client.
     protocol::DataPath data_path(protocol::PersistMethod method, std::uint64_t pool_size,
                                  const protocol::SessionToken& token) const {
-        protocol::DataPath path;
-        path.provider = provider;
-        path.host = host;
-        path.port = port;
-        path.remote_base = remote_base;
-        path.remote_key = remote_key;
-        path.offset_addressing = offset_addressing;
-        path.lanes = lanes;
-        path.persist_method = method;
-        path.inline_buffer_size = inline_buffer_size;
-        path.pool_size = pool_size;
-        path.token = token;
-        return path;
+        protocol::DataPath completed = path;
+        completed.persist_method = method;
+        completed.pool_size = pool_size;
+        completed.token = token;
+        return completed;
     }
 };
 

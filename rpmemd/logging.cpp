@@ -14,9 +14,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "channel/logger.h"
-#include "fabric/logger.h"
-#include "poolset/poolset_logger.h"
+#include "base/library_logger.h"
 
 namespace rpmem::daemon {
 
@@ -30,11 +28,8 @@ void install(const spdlog::sink_ptr& sink, spdlog::level::level_enum level) {
     daemon_logger->set_level(level);
     daemon_logger->flush_on(spdlog::level::trace);
     spdlog::set_default_logger(daemon_logger);
-    for (spdlog::logger* library : {&channel::logger(), &poolset::logger(), &fabric::logger()}) {
-        library->sinks() = {sink};
-        library->set_level(level);
-        library->flush_on(spdlog::level::trace);
-    }
+    // Every library logger, also those made later (rpmem.persist in a worker's code, ...).
+    configure_library_loggers({sink}, level);
 }
 
 } // namespace

@@ -12,7 +12,6 @@
 #include "base/log_text.h"
 #include "channel/session_token.h"
 #include "persist/method_choice.h"
-#include "persist/wire_method.h"
 #include "poolset/pool_header.h"
 #include "protocol/message_limits.h"
 #include "protocol/version.h"
@@ -183,17 +182,16 @@ Result<protocol::DataPath> Session::start_data_plane(OpenPool& pool, std::uint32
 
     auto choice =
         persist::choose_method(services_.config.platform, info.traits, pool.mapping().is_pmem(),
-                               services_.config.methods, persist::from_wire(method));
+                               services_.config.methods, method);
     if (!choice) {
         data_plane->stop();
         return fail(status_error(reply_status_for(choice.error(), Status::invalid_request),
                                  "choosing the persistence method: " + choice.error().message()));
     }
-    spdlog::info("{}: persistence method {}: {}", log_name_, persist::to_string(choice->method),
+    spdlog::info("{}: persistence method {}: {}", log_name_, protocol::name_of(choice->method),
                  choice->reason);
 
-    protocol::DataPath path =
-        info.data_path(persist::to_wire(choice->method), pool.mapping().size(), *token);
+    protocol::DataPath path = info.data_path(choice->method, pool.mapping().size(), *token);
     spdlog::info("{}: data path {} {}:{}, {} lanes, {} pool bytes, {}", log_name_, path.provider,
                  path.host.empty() ? "(the control host)" : path.host, path.port, path.lanes,
                  path.pool_size, pool.mapping().is_pmem() ? "persistent memory" : "not pmem");

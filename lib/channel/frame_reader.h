@@ -23,6 +23,7 @@ struct FrameBuffer {
     protocol::FrameHeader header;
     std::vector<std::uint8_t> body;
     std::optional<Error> header_error; // set when the last header was refused
+    std::uint32_t request_id = 0;      // the last header's, even a refused one's
 };
 
 // Reads one frame from `stream` into `buffer` and calls `handler(boost::system::error_code)`:
@@ -41,7 +42,9 @@ void async_read_frame(Stream& stream, FrameBuffer& buffer, Handler handler) {
                 handler(ec);
                 return;
             }
-            auto header = protocol::decode_frame_header(buffer.header_bytes);
+            auto decoded = protocol::decode_frame_header(buffer.header_bytes);
+            buffer.request_id = decoded.id;
+            auto& header = decoded.result;
             if (!header) {
                 buffer.header_error.emplace(std::move(header.error()));
                 handler(ec);

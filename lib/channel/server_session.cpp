@@ -40,14 +40,6 @@ long long ms(std::chrono::milliseconds duration) {
     return static_cast<long long>(duration.count());
 }
 
-// The request id of a frame whose header failed to decode, read straight from the bytes so
-// that even an ErrorReply about a bad header can name the request it answers.
-std::uint32_t raw_request_id(const protocol::FrameHeaderBytes& bytes) {
-    return static_cast<std::uint32_t>(bytes[8]) | static_cast<std::uint32_t>(bytes[9]) << 8 |
-           static_cast<std::uint32_t>(bytes[10]) << 16 |
-           static_cast<std::uint32_t>(bytes[11]) << 24;
-}
-
 // The category a refusal is counted under in the log's summary line.
 std::string_view refusal_kind(const Error& reason) {
     switch (reason.errno_value()) {
@@ -166,7 +158,7 @@ void ServerSession::on_frame(const error_code& ec) {
         // The header is not trustworthy, so neither is the next frame boundary: answer, close.
         Error reason = std::move(*read_buffer_.header_error);
         Status status = status_from_decode_error(reason);
-        std::uint32_t id = raw_request_id(read_buffer_.header_bytes);
+        std::uint32_t id = read_buffer_.request_id;
         protocol::ErrorReply reply{status, bounded(reason.message())};
         if (state_ == State::hello)
             refuse(std::move(reason), protocol::Reply(reply), id);

@@ -3,7 +3,6 @@
 
 #include <cerrno>
 
-#include <openssl/crypto.h>
 #include <openssl/rand.h>
 
 #include "channel/tls_error.h"
@@ -15,10 +14,6 @@ Result<protocol::SessionToken> make_session_token() {
     if (RAND_bytes(token.data(), static_cast<int>(token.size())) != 1)
         return fail(EIO, "making a session token: " + drain_openssl_errors(), ErrorSource::tls);
     return token;
-}
-
-bool tokens_equal(const protocol::SessionToken& a, const protocol::SessionToken& b) noexcept {
-    return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
 } // namespace rpmem::channel

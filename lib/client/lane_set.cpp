@@ -10,8 +10,7 @@
 #include <fmt/format.h>
 
 #include "fabric/endpoint.h"
-#include "persist/lane_binding.h"
-#include "persist/wire_method.h"
+#include "protocol/lane_binding.h"
 
 namespace rpmem::client {
 
@@ -19,12 +18,6 @@ namespace {
 
 constexpr std::size_t kPage = 4096;
 constexpr std::size_t kBounceSize = 256 * 1024;
-
-Result<persist::Method> method_of(protocol::PersistMethod method) {
-    if (auto known = persist::from_wire(method))
-        return *known;
-    return fail(EPROTO, "the target chose no persistence method", ErrorSource::protocol);
-}
 
 } // namespace
 
@@ -58,9 +51,9 @@ Result<void> LaneSet::open(const protocol::DataPath& data_path, std::string_view
     if (lanes == 0)
         return fail(EPROTO, fmt::format("{}: the target granted no lanes", peer),
                     ErrorSource::protocol);
-    auto method = method_of(data_path.persist_method);
-    if (!method)
-        return fail(std::move(method.error()).add_context(peer));
+    if (data_path.persist_method == protocol::PersistMethod::any)
+        return fail(EPROTO, fmt::format("{}: the target chose no persistence method", peer),
+                    ErrorSource::protocol);
     if (data_path.pool_size < pool.size())
         return fail(EFBIG, fmt::format("{}: the remote pool has {} bytes, fewer than the {} of "
                                        "the local pool",
@@ -74,27 +67,15 @@ Result<void> LaneSet::open(const protocol::DataPath& data_path, std::string_view
     auto step = [&](Error error, std::string_view what) {
         return std::move(error).add_context(fmt::format("{}: {}", peer, what));
     };
-    auto provider = fabric::select_provider(
-        {data_path.provider, fabric::Role::connector, host, std::to_string(data_path.port)});
-    if (!provider)
-        return fail(step(std::move(provider.error()),
-                         fmt::format("finding fabric provider {}", data_path.provider)));
-    provider_.emplace(std::move(*provider));
-    auto fabric = fabric::Fabric::open(*provider_->info);
-    if (!fabric)
-        return fail(step(std::move(fabric.error()), "opening the fabric"));
-    fabric_.emplace(std::move(*fabric));
-    auto domain = fabric::Domain::open(*fabric_, *provider_->info);
-    if (!domain)
-        return fail(step(std::move(domain.error()), "opening the fabric domain"));
-    domain_.emplace(std::move(*domain));
-    auto events = fabric::EventQueue::open(*fabric_);
-    if (!events)
-        return fail(step(std::move(events.error()), "opening the event queue"));
-    events_ = std::move(*events);
+    auto stack = fabric::Stack::open(
+        {data_path.provider, fabric::Role::connector, host, std::to_string(data_path.port), {}});
+    if (!stack)
+        return fail(
+            step(std::move(stack.error()), fmt::format("fabric provider {}", data_path.provider)));
+    stack_ = std::move(*stack);
 
-    auto pool_region = fabric::MemoryRegion::register_memory(*domain_, pool.data(), pool.size(),
-                                                             fabric::access::kWriteSource);
+    auto pool_region = fabric::MemoryRegion::register_memory(
+        stack_->domain(), pool.data(), pool.size(), fabric::access::kWriteSource);
     if (!pool_region)
         return fail(step(std::move(pool_region.error()), "registering the local pool"));
     pool_region_.emplace(std::move(*pool_region));
@@ -107,7 +88,7 @@ Result<void> LaneSet::open(const protocol::DataPath& data_path, std::string_view
         return fail(ENOMEM, fmt::format("{}: allocating {} bytes of lane buffers", peer, total));
     std::memset(buffers_.get(), 0, total);
     auto buffer_region = fabric::MemoryRegion::register_memory(
-        *domain_, buffers_.get(), total,
+        stack_->domain(), buffers_.get(), total,
         fabric::access::kSendSource | fabric::access::kReceiveTarget | fabric::access::kReadTarget);
     if (!buffer_region)
         return fail(step(std::move(buffer_region.error()), "registering the lane buffers"));
@@ -119,19 +100,18 @@ Result<void> LaneSet::open(const protocol::DataPath& data_path, std::string_view
     options.wait.spin =
         settings.spin >= std::chrono::hours(1) ? fabric::WaitPolicy::kSpinForever : settings.spin;
     options.tx_depth = settings.work_queue_size;
-    options.rx_depth = persist::kLaneCredits;
+    options.rx_depth = protocol::kLaneCredits;
     options.tx_timeout = settings.timeout;
     options.peer = peer;
     std::vector<fabric::Endpoint> endpoints;
     endpoints.reserve(lanes);
     for (unsigned lane = 0; lane < lanes; ++lane) {
-        auto endpoint = fabric::Endpoint::create(*domain_, *provider_->info, *events_, options);
+        auto endpoint =
+            fabric::Endpoint::create(stack_->domain(), stack_->info(), stack_->events(), options);
         if (!endpoint)
             return fail(step(std::move(endpoint.error()), fmt::format("opening lane {}", lane)));
-        persist::LaneBinding binding;
-        std::copy(data_path.token.begin(), data_path.token.end(), binding.token.begin());
-        binding.lane = lane;
-        if (auto posted = endpoint->connect(persist::encode(binding)); !posted)
+        const protocol::LaneBinding binding{data_path.token, lane};
+        if (auto posted = endpoint->connect(protocol::encode(binding)); !posted)
             return fail(step(std::move(posted.error()), fmt::format("connecting lane {}", lane)));
         endpoints.push_back(std::move(*endpoint));
     }
@@ -142,12 +122,11 @@ Result<void> LaneSet::open(const protocol::DataPath& data_path, std::string_view
     }
 
     persist::InitiatorConfig config;
-    config.method = *method;
+    config.method = data_path.persist_method;
     config.inline_size = data_path.inline_buffer_size;
     config.bounce_size = kBounceSize;
-    config.max_write = provider_->capabilities.max_msg_size != 0
-                           ? provider_->capabilities.max_msg_size
-                           : (1ULL << 30);
+    const std::uint64_t max_msg_size = stack_->capabilities().max_msg_size;
+    config.max_write = max_msg_size != 0 ? max_msg_size : (1ULL << 30);
     config.timeout = settings.timeout;
     config.abort = abort;
     config.target = peer;

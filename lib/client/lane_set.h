@@ -11,21 +11,18 @@
 
 #include "base/error.h"
 #include "client/settings.h"
-#include "fabric/domain.h"
-#include "fabric/event_queue.h"
-#include "fabric/fabric.h"
 #include "fabric/memory_region.h"
-#include "fabric/provider.h"
+#include "fabric/stack.h"
 #include "persist/initiator_lane.h"
 #include "protocol/reply.h"
 
 namespace rpmem::client {
 
-// The fabric side of a replica: the provider, fabric, domain and event queue, the local pool
+// The fabric side of a replica: its fabric::Stack, the local pool
 // registered as the source of writes, the lanes' message buffers, and the lanes themselves,
 // connected in parallel to the target's listener with the session's token. Made from the
 // DataPath of a create or open reply. Members are declared parent before child, so the lanes
-// close before the regions, queue, domain and fabric they use. Lanes are used by their callers
+// close before the regions and the stack they use. Lanes are used by their callers
 // (one thread per lane); connect() and destruction by one thread.
 class LaneSet {
 public:
@@ -54,10 +51,7 @@ private:
         void operator()(std::byte* memory) const noexcept;
     };
 
-    std::optional<fabric::Provider> provider_;
-    std::optional<fabric::Fabric> fabric_;
-    std::optional<fabric::Domain> domain_;
-    std::unique_ptr<fabric::EventQueue> events_;
+    std::unique_ptr<fabric::Stack> stack_;
     std::optional<fabric::MemoryRegion> pool_region_;
     std::unique_ptr<std::byte, FreeDeleter> buffers_;
     std::optional<fabric::MemoryRegion> buffer_region_;

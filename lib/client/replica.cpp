@@ -16,7 +16,6 @@
 #include "channel/client.h"
 #include "client/lane_set.h"
 #include "client/logger.h"
-#include "persist/wire_method.h"
 #include "protocol/request.h"
 
 namespace rpmem::client {
@@ -241,7 +240,7 @@ Result<void> Session::establish(bool create, unsigned& lanes,
                                         .pool_size = pool_.size(),
                                         .lanes = requested,
                                         .provider = provider_preference(settings_),
-                                        .persist_method = persist::to_wire(settings_.method)};
+                                        .persist_method = settings_.method};
         if (create_attributes != nullptr)
             request.attributes = *create_attributes;
         auto reply = channel::expect<protocol::CreateReply>(
@@ -256,7 +255,7 @@ Result<void> Session::establish(bool create, unsigned& lanes,
                                       .pool_size = pool_.size(),
                                       .lanes = requested,
                                       .provider = provider_preference(settings_),
-                                      .persist_method = persist::to_wire(settings_.method)};
+                                      .persist_method = settings_.method};
         auto reply = channel::expect<protocol::OpenReply>(
             control_->call(request), fmt::format("{}: opening pool set {}", where_, pool_set_));
         if (!reply)

@@ -99,10 +99,11 @@ const std::map<std::string_view, Setter>& setters() {
          }},
         {"persist-method",
          [](std::string_view v, Settings& s) -> Result<void> {
-             auto method = persist::parse_method(v);
+             auto method = protocol::persist_method_from_name(v);
              if (!method)
-                 return fail(EINVAL, fmt::format("expected apm, gpspm or commit, got '{}'", v));
-             s.method = method;
+                 return fail(EINVAL,
+                             fmt::format("expected apm, gpspm, commit or any, got '{}'", v));
+             s.method = *method;
              return {};
          }},
         {"max-nlanes",

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "base/error.h"
-#include "persist/method.h"
+#include "protocol/preferences.h"
 
 namespace rpmem::client {
 
@@ -26,8 +26,8 @@ struct Settings {
     std::string provider;
     bool enable_sockets = false; // RPMEM_ENABLE_SOCKETS=1
     bool enable_verbs = true;    // RPMEM_ENABLE_VERBS=0 disables it
-    // RPMEM_PERSIST_METHOD: a preference the daemon honours when valid there.
-    std::optional<persist::Method> method;
+    // RPMEM_PERSIST_METHOD: a preference the daemon honours when valid there; any: none.
+    protocol::PersistMethod method = protocol::PersistMethod::any;
 
     unsigned max_lanes = 0;        // RPMEM_MAX_NLANES; 0: no client-side cap
     unsigned work_queue_size = 50; // RPMEM_WORK_QUEUE_SIZE: outstanding writes per lane

@@ -47,9 +47,9 @@ Result<InfoPtr> make_hints(std::string_view name, bool with_rma_pmem) {
 // fi_getinfo; -FI_ENODATA (nothing matches) is an empty list, not an error.
 Result<InfoPtr> get_info(const ProviderRequest& request, const fi_info& hints) {
     const char* node = request.node.empty() ? nullptr : request.node.c_str();
-    std::string service = request.service;
-    if (service.empty() && request.role == Role::listener)
-        service = "0";
+    const std::string service = request.service.empty() && request.role == Role::listener
+                                    ? std::string("0")
+                                    : request.service;
     const std::uint64_t flags = request.role == Role::listener ? FI_SOURCE : 0;
     fi_info* list = nullptr;
     const int ret = fi_getinfo(kApiVersion, node, service.empty() ? nullptr : service.c_str(),
@@ -66,13 +66,13 @@ bool is_utility_provider(std::string_view name) {
     return name.starts_with("ofi_") || name.find(';') != std::string_view::npos;
 }
 
-std::string join(const std::vector<std::string>& names) {
+std::string join(const std::vector<std::string>& names, std::string_view separator = ", ") {
     if (names.empty())
         return "none";
     std::string text;
     for (const std::string& name : names) {
         if (!text.empty())
-            text += ", ";
+            text += separator;
         text += name;
     }
     return text;
@@ -155,33 +155,47 @@ std::vector<std::string> available_providers() {
 }
 
 Result<Provider> select_provider(const ProviderRequest& request) {
-    if (!request.name.empty())
+    const auto allowed = [&](std::string_view name) {
+        return request.allowed.empty() || std::find(request.allowed.begin(), request.allowed.end(),
+                                                    name) != request.allowed.end();
+    };
+    if (!request.name.empty()) {
+        if (!allowed(request.name))
+            return fail(ENODEV,
+                        fmt::format("fabric provider {} is not allowed (allowed: {})", request.name,
+                                    join(request.allowed)),
+                        ErrorSource::fabric, FI_ENODATA);
         return select_named(request);
+    }
 
+    // Candidates: the preferred providers in their order, then the others present.
     const std::vector<std::string> present = available_providers();
+    std::vector<std::string> candidates;
     for (const std::string_view preferred : kPreferredProviders) {
-        if (std::find(present.begin(), present.end(), preferred) == present.end())
+        if (std::find(present.begin(), present.end(), preferred) != present.end())
+            candidates.emplace_back(preferred);
+    }
+    for (const std::string& other : present) {
+        if (std::find(candidates.begin(), candidates.end(), other) == candidates.end())
+            candidates.push_back(other);
+    }
+    std::vector<std::string> reasons;
+    for (const std::string& candidate : candidates) {
+        if (!allowed(candidate))
             continue;
         ProviderRequest named = request;
-        named.name = preferred;
+        named.name = candidate;
         auto provider = select_named(named);
         if (provider)
             return provider;
-        logger().debug("provider {} skipped: {}", preferred, provider.error().message());
-    }
-    for (const std::string& other : present) {
-        if (std::find(kPreferredProviders.begin(), kPreferredProviders.end(), other) !=
-            kPreferredProviders.end())
-            continue;
-        ProviderRequest named = request;
-        named.name = other;
-        if (auto provider = select_named(named))
-            return provider;
+        logger().debug("provider {} skipped: {}", candidate, provider.error().message());
+        reasons.push_back(provider.error().message());
     }
     return fail(ENODEV,
-                fmt::format("no fabric provider offers FI_EP_MSG with FI_MSG|FI_RMA {} "
-                            "(available: {})",
-                            describe_target(request), join(present)),
+                fmt::format("no {}fabric provider offers FI_EP_MSG with FI_MSG|FI_RMA {} "
+                            "(available: {}{}{})",
+                            request.allowed.empty() ? "" : "allowed ", describe_target(request),
+                            join(present), reasons.empty() ? "" : "; ", join(reasons, "; ")),
                 ErrorSource::fabric, FI_ENODATA);
 }
 

@@ -33,6 +33,8 @@ struct ProviderRequest {
     Role role = Role::connector;
     std::string node;    // host name or address; for a listener, the local address to bind
     std::string service; // port
+    // The providers that may be chosen (an operator's allow list); empty: any.
+    std::vector<std::string> allowed;
 };
 
 // The providers tried, in this order, when ProviderRequest::name is empty: RDMA hardware when
@@ -46,9 +48,12 @@ struct Provider {
     Capabilities capabilities;
 };
 
-// Chooses a provider. A named provider that is not present fails with ENODEV and a message
-// naming it and listing the providers that are present here; one that is present but cannot
-// serve node:service fails with the provider's reason.
+// Chooses a provider: the one named, or else the first of kPreferredProviders, then of the other
+// providers present, that is allowed and can serve node:service. This is the one rule for the
+// client, the daemon and the tools. A named provider that is not present or not allowed fails
+// with ENODEV and a message naming it and listing the providers present here; one that is
+// present but cannot serve node:service fails with the provider's reason; with no name, the
+// error lists why each candidate was passed over.
 Result<Provider> select_provider(const ProviderRequest& request);
 
 // Names of the providers present on this host that offer FI_EP_MSG with FI_MSG | FI_RMA,

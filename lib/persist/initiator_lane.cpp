@@ -14,19 +14,20 @@ namespace {
 constexpr std::size_t kCacheLine = 64;
 constexpr std::chrono::milliseconds kSlice{50}; // how often a wait looks at the abort flag
 
+using protocol::kLaneCredits;
+using protocol::kLaneHeaderSize;
+using protocol::kLaneReplySize;
+using protocol::LaneOperation;
+using protocol::PersistMethod;
+
 std::size_t round_up(std::size_t size, std::size_t unit) noexcept {
     return (size + unit - 1) / unit * unit;
-}
-
-// Sequence numbers wrap: `a` is at or after `b` when a - b is a small forward step.
-bool at_or_after(std::uint32_t a, std::uint32_t b) noexcept {
-    return static_cast<std::int32_t>(a - b) >= 0;
 }
 
 } // namespace
 
 std::size_t InitiatorLane::buffer_size(std::size_t inline_size, std::size_t bounce_size) noexcept {
-    return round_up(kLaneCredits * message_slot_size(inline_size), kCacheLine) +
+    return round_up(kLaneCredits * protocol::lane_slot_size(inline_size), kCacheLine) +
            kLaneCredits * kCacheLine + kCacheLine + round_up(bounce_size, kCacheLine);
 }
 
@@ -41,7 +42,7 @@ InitiatorLane::InitiatorLane(unsigned index, fabric::Endpoint endpoint,
     , buffers_(buffers)
     , buffer_offset_(buffer_offset)
     , config_(config)
-    , slot_size_(message_slot_size(config.inline_size)) {
+    , slot_size_(protocol::lane_slot_size(config.inline_size)) {
     const std::size_t sends = round_up(kLaneCredits * slot_size_, kCacheLine);
     apm_offset_ = buffer_offset_ + sends + kLaneCredits * kCacheLine;
     bounce_offset_ = apm_offset_ + kCacheLine;
@@ -67,7 +68,7 @@ Error InitiatorLane::lane_error(Error error, std::string_view step) const {
 Result<void> InitiatorLane::start() {
     for (unsigned i = 0; i < kLaneCredits; ++i) {
         auto posted =
-            endpoint_.post_receive(buffers_, reply_slot_offset(i), kReplySize, &reply_tags_[i]);
+            endpoint_.post_receive(buffers_, reply_slot_offset(i), kLaneReplySize, &reply_tags_[i]);
         if (!posted)
             return fail(lane_error(std::move(posted.error()), "posting reply buffers"));
     }
@@ -93,11 +94,13 @@ Result<void> InitiatorLane::on_completion(const fabric::Completion& completion) 
     }
 
     const std::size_t offset = reply_slot_offset(tag->index);
-    auto reply = decode_reply({buffers_.data() + offset, std::min(completion.length, kReplySize)});
+    auto reply = protocol::decode_lane_reply(
+        {buffers_.data() + offset, std::min(completion.length, kLaneReplySize)});
     if (!reply)
         return fail(std::move(reply.error()));
     // Repost before anything else can go wrong, so the credit accounting stays exact.
-    if (auto posted = endpoint_.post_receive(buffers_, offset, kReplySize, const_cast<Tag*>(tag));
+    if (auto posted =
+            endpoint_.post_receive(buffers_, offset, kLaneReplySize, const_cast<Tag*>(tag));
         !posted)
         return fail(std::move(posted.error()));
     if (reply->status != 0) {
@@ -107,13 +110,19 @@ Result<void> InitiatorLane::on_completion(const fabric::Completion& completion) 
             fmt::format("the target failed message {}: {}", reply->sequence, std::strerror(error)),
             ErrorSource::remote, error));
     }
-    if (at_or_after(reply->sequence, acknowledged_))
-        acknowledged_ = reply->sequence;
+    if (!credits_.acknowledge(reply->sequence))
+        return fail(EPROTO,
+                    fmt::format("the target acknowledged message {}, which was never sent (last "
+                                "sent: {})",
+                                reply->sequence, credits_.last_sent()),
+                    ErrorSource::protocol);
     return {};
 }
 
 template <typename Done>
 Result<void> InitiatorLane::wait_until(Done&& done, const char* step) {
+    if (done())
+        return {};
     const fabric::Deadline deadline = fabric::deadline_after(config_.timeout);
     std::array<fabric::Completion, 16> completions;
     while (!done()) {
@@ -139,55 +148,39 @@ Result<void> InitiatorLane::wait_until(Done&& done, const char* step) {
     return {};
 }
 
-Result<void> InitiatorLane::send_one(Operation operation, std::size_t offset, std::size_t length,
-                                     bool acknowledge) {
+Result<void> InitiatorLane::send_one(LaneOperation operation, std::size_t offset,
+                                     std::size_t length, bool acknowledge) {
     // A free slot of ours, and a free receive buffer at the target (credits).
     const unsigned slot = next_send_slot_;
-    if (auto room = wait_until(
-            [&] {
-                return !send_busy_[slot] &&
-                       static_cast<std::uint32_t>(sent_ - acknowledged_) < kLaneCredits;
-            },
-            "waiting for a message buffer");
+    if (auto room = wait_until([&] { return !send_busy_[slot] && credits_.has_credit(); },
+                               "waiting for a message buffer");
         !room)
         return room;
 
-    // Every kLaneCredits / 2 messages one asks for an acknowledgement, so that the credits
-    // come back while the rest of a long range is still being sent.
-    ++since_ack_request_;
-    if (since_ack_request_ >= kLaneCredits / 2)
-        acknowledge = true;
-
-    Request request{.operation = operation,
-                    .flags = acknowledge ? kAckRequested : std::uint8_t{0},
-                    .sequence = sent_ + 1,
-                    .offset = offset,
-                    .length = 0};
+    const CreditWindow::Ticket ticket = credits_.next(acknowledge);
+    const protocol::LaneRequest request{.operation = operation,
+                                        .flags = ticket.ask_ack ? protocol::kAckRequested
+                                                                : std::uint8_t{0},
+                                        .sequence = ticket.sequence,
+                                        .offset = offset,
+                                        .length = length};
     const std::size_t at = send_slot_offset(slot);
     std::byte* message = buffers_.data() + at;
-    if (request.carries_data()) {
-        request.length = length;
-        std::memcpy(message + kHeaderSize, pool_.data() + offset, length);
-    } else {
-        request.length = length;
-    }
-    encode(request, {message, kHeaderSize});
-    const std::size_t size = kHeaderSize + (request.carries_data() ? length : 0);
+    if (request.carries_data())
+        std::memcpy(message + kLaneHeaderSize, pool_.data() + offset, length);
+    protocol::encode(request, {message, kLaneHeaderSize});
+    const std::size_t size = kLaneHeaderSize + (request.carries_data() ? length : 0);
 
     auto sent = endpoint_.send(buffers_, at, size, fabric::Signal::yes, &send_tags_[slot]);
     if (!sent)
         return fail(lane_error(std::move(sent.error()), "sending a persist message"));
     send_busy_[slot] = true;
     next_send_slot_ = (slot + 1) % kLaneCredits;
-    sent_ = request.sequence;
-    if (acknowledge) {
-        ack_requested_ = sent_;
-        since_ack_request_ = 0;
-    }
+    credits_.sent(ticket);
     return {};
 }
 
-Result<void> InitiatorLane::send_messages(Operation operation, std::size_t offset,
+Result<void> InitiatorLane::send_messages(LaneOperation operation, std::size_t offset,
                                           std::size_t length, bool acknowledge_last) {
     std::size_t done = 0;
     do {
@@ -201,14 +194,14 @@ Result<void> InitiatorLane::send_messages(Operation operation, std::size_t offse
 }
 
 Result<void> InitiatorLane::wait_acknowledged() {
-    if (acknowledged_ == sent_)
+    if (credits_.all_acknowledged())
         return {};
-    if (ack_requested_ != sent_) {
-        if (auto barrier = send_one(Operation::barrier, 0, 0, true); !barrier)
+    if (!credits_.last_asked_ack()) {
+        if (auto barrier = send_one(LaneOperation::barrier, 0, 0, true); !barrier)
             return barrier;
     }
-    const std::uint32_t last = sent_;
-    return wait_until([&] { return at_or_after(acknowledged_, last); },
+    const std::uint32_t last = credits_.last_sent();
+    return wait_until([&] { return credits_.acknowledged(last); },
                       "waiting for the target's acknowledgement");
 }
 
@@ -254,7 +247,7 @@ Result<void> InitiatorLane::persist(std::size_t offset, std::size_t length, bool
 }
 
 Result<void> InitiatorLane::deep_persist(std::size_t offset, std::size_t length) {
-    if (auto sent = send_messages(Operation::deep_persist_inline, offset, length, true); !sent)
+    if (auto sent = send_messages(LaneOperation::deep_persist_inline, offset, length, true); !sent)
         return sent;
     return drain();
 }
@@ -263,17 +256,19 @@ Result<void> InitiatorLane::flush(std::size_t offset, std::size_t length, bool r
     if (length == 0)
         return {};
     if (!relaxed)
-        return send_messages(Operation::persist_inline, offset, length, true);
+        return send_messages(LaneOperation::persist_inline, offset, length, true);
     switch (config_.method) {
-    case Method::commit:
+    case PersistMethod::commit:
         return write_range(offset, length, true);
-    case Method::apm:
+    case PersistMethod::apm:
         return write_range(offset, length, false);
-    case Method::gpspm:
+    case PersistMethod::gpspm:
         if (auto written = write_range(offset, length, false); !written)
             return written;
         unread_writes_ = false; // the flush message, ordered after the writes, covers them
-        return send_one(Operation::flush, offset, length, true);
+        return send_one(LaneOperation::flush, offset, length, true);
+    case PersistMethod::any: // the lane set refuses a target that chose none
+        break;
     }
     return {};
 }
@@ -287,7 +282,7 @@ Result<void> InitiatorLane::drain() {
             !committed)
             return committed;
     }
-    if (unread_writes_ && config_.method == Method::apm) {
+    if (unread_writes_ && config_.method == PersistMethod::apm) {
         // Read after write on the same connection: the writes before it have reached the
         // target's persistence domain once the read completes.
         if (auto read = read_remote(apm_offset_, 8, apm_read_offset_); !read)

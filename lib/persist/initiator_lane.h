@@ -12,19 +12,20 @@
 #include "base/error.h"
 #include "fabric/endpoint.h"
 #include "fabric/memory_region.h"
-#include "persist/lane_layout.h"
-#include "persist/message.h"
-#include "persist/method.h"
+#include "persist/credit_window.h"
+#include "protocol/lane_message.h"
+#include "protocol/preferences.h"
 
 namespace rpmem::persist {
 
 // How a lane behaves; the same for every lane of a replica.
 struct InitiatorConfig {
-    Method method = Method::gpspm;                // for relaxed persists, flushes and drains
-    std::size_t inline_size = kDefaultInlineSize; // as the target granted it
-    std::size_t bounce_size = 256 * 1024;         // read buffer: larger reads go in pieces
-    std::uint64_t max_write = 1ULL << 30;         // largest single RMA write (max_msg_size)
-    std::chrono::milliseconds timeout{10000};     // one operation, start to finish
+    // For relaxed persists, flushes and drains; never any.
+    protocol::PersistMethod method = protocol::PersistMethod::gpspm;
+    std::size_t inline_size = protocol::kDefaultInlineSize; // as the target granted it
+    std::size_t bounce_size = 256 * 1024;     // read buffer: larger reads go in pieces
+    std::uint64_t max_write = 1ULL << 30;     // largest single RMA write (max_msg_size)
+    std::chrono::milliseconds timeout{10000}; // one operation, start to finish
     // Set from another thread (the control channel's failure callback) to make waiting
     // operations give up with ECONNRESET at once.
     const std::atomic<bool>* abort = nullptr;
@@ -35,14 +36,14 @@ struct InitiatorConfig {
 // its own completion queue):
 //  - strict persists and deep persists send their data inline in messages the target copies
 //    with 8-byte stores and flushes; large ranges go as several messages in flight at once
-//    (credit-based: at most kLaneCredits unacknowledged, an acknowledgement requested every
-//    kLaneCredits / 2 messages and on the last), not one round trip per chunk;
+//    (credit-based, see CreditWindow), not one round trip per chunk;
 //  - relaxed persists use the method: commit (FI_COMMIT_COMPLETE writes), apm (writes, then
 //    an 8-byte read on the same connection), gpspm (writes, then a flush message and its
 //    reply);
 //  - flush posts the same operations without waiting, drain waits for all of them at once.
-// Owned by the replica; used by one thread at a time (the lane's caller). Errors name the
-// lane, the target and the step; the replica makes them sticky.
+// Owned by the replica; used by one thread at a time (the lane's caller). Ranges come checked
+// by the replica (the initiator's one range check). Errors name the lane, the target and the
+// step; the replica makes them sticky.
 class InitiatorLane {
 public:
     // `buffers` is registered for send, receive and read-target access; this lane uses
@@ -71,9 +72,9 @@ private:
         unsigned index;
     };
 
-    Result<void> send_messages(Operation operation, std::size_t offset, std::size_t length,
-                               bool acknowledge_last);
-    Result<void> send_one(Operation operation, std::size_t offset, std::size_t length,
+    Result<void> send_messages(protocol::LaneOperation operation, std::size_t offset,
+                               std::size_t length, bool acknowledge_last);
+    Result<void> send_one(protocol::LaneOperation operation, std::size_t offset, std::size_t length,
                           bool acknowledge);
     Result<void> write_range(std::size_t offset, std::size_t length, bool commit);
     Result<void> read_remote(std::size_t buffer_offset, std::size_t length,
@@ -81,7 +82,8 @@ private:
     Result<void> wait_acknowledged();
 
     // Reads completions until `done()` holds, the operation's deadline passes (ETIMEDOUT),
-    // the replica is aborted (ECONNRESET) or a completion reports an error.
+    // the replica is aborted (ECONNRESET) or a completion reports an error. Returns at once,
+    // without reading the clock, when `done()` already holds.
     template <typename Done>
     Result<void> wait_until(Done&& done, const char* step);
     Result<void> on_completion(const fabric::Completion& completion);
@@ -101,19 +103,14 @@ private:
     std::size_t apm_offset_;
     std::size_t bounce_offset_;
 
-    std::array<Tag, kLaneCredits> send_tags_{};
-    std::array<Tag, kLaneCredits> reply_tags_{};
-    std::array<bool, kLaneCredits> send_busy_{};
+    std::array<Tag, protocol::kLaneCredits> send_tags_{};
+    std::array<Tag, protocol::kLaneCredits> reply_tags_{};
+    std::array<bool, protocol::kLaneCredits> send_busy_{};
     Tag commit_tag_{Tag::Kind::commit, 0};
     Tag read_tag_{Tag::Kind::read, 0};
     unsigned next_send_slot_ = 0;
 
-    // Message sequence numbers (wrapping): the last sent, the last acknowledged, and the last
-    // that asked for an acknowledgement.
-    std::uint32_t sent_ = 0;
-    std::uint32_t acknowledged_ = 0;
-    std::uint32_t ack_requested_ = 0;
-    unsigned since_ack_request_ = 0;
+    CreditWindow credits_;
     std::size_t commits_in_flight_ = 0;
     bool reads_in_flight_ = false;
     bool unread_writes_ = false;        // apm: writes not yet followed by a read

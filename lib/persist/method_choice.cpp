@@ -8,11 +8,14 @@ namespace rpmem::persist {
 
 namespace {
 
+using protocol::PersistMethod;
+
 // Why `method` cannot be used here, or an empty string when it can.
-std::string invalid_because(Method method, const Platform& platform, const ProviderTraits& provider,
-                            bool pool_is_pmem, const MethodPolicy& policy) {
+std::string invalid_because(PersistMethod method, const Platform& platform,
+                            const ProviderTraits& provider, bool pool_is_pmem,
+                            const MethodPolicy& policy) {
     switch (method) {
-    case Method::apm:
+    case PersistMethod::apm:
         if (!policy.allow_apm)
             return "apm is not allowed by the configuration (persist-apm)";
         if (!pool_is_pmem)
@@ -24,7 +27,7 @@ std::string invalid_because(Method method, const Platform& platform, const Provi
         if (!platform.nic_writes_bypass_cache)
             return "apm needs NIC writes that bypass the CPU caches, or eADR";
         return {};
-    case Method::commit:
+    case PersistMethod::commit:
         if (!policy.allow_commit)
             return "commit is not allowed by the configuration (persist-commit)";
         if (!provider.offers_rma_pmem)
@@ -32,32 +35,36 @@ std::string invalid_because(Method method, const Platform& platform, const Provi
         if (!pool_is_pmem)
             return "commit needs the pool on persistent memory (the provider only flushes caches)";
         return {};
-    case Method::gpspm:
+    case PersistMethod::gpspm:
         if (!policy.allow_gpspm)
             return "gpspm is not allowed by the configuration (persist-general)";
         return {};
+    case PersistMethod::any:
+        break;
     }
-    return "unknown method";
+    return "no method named";
 }
 
 } // namespace
 
 Result<MethodChoice> choose_method(const Platform& platform, const ProviderTraits& provider,
                                    bool pool_is_pmem, const MethodPolicy& policy,
-                                   std::optional<Method> preference) {
+                                   protocol::PersistMethod preference) {
     std::string refused_preference;
-    if (preference) {
-        refused_preference = invalid_because(*preference, platform, provider, pool_is_pmem, policy);
+    if (preference != PersistMethod::any) {
+        refused_preference = invalid_because(preference, platform, provider, pool_is_pmem, policy);
         if (refused_preference.empty())
-            return MethodChoice{*preference,
-                                std::string(to_string(*preference)) + " as the client asked"};
+            return MethodChoice{preference, std::string(protocol::name_of(preference)) +
+                                                " as the client asked"};
     }
 
     std::string reasons;
-    for (Method method : std::array{Method::commit, Method::apm, Method::gpspm}) {
+    for (PersistMethod method :
+         std::array{PersistMethod::commit, PersistMethod::apm, PersistMethod::gpspm}) {
         std::string why_not = invalid_because(method, platform, provider, pool_is_pmem, policy);
         if (why_not.empty()) {
-            std::string reason = std::string(to_string(method)) + " is the fastest valid method";
+            std::string reason =
+                std::string(protocol::name_of(method)) + " is the fastest valid method";
             if (!refused_preference.empty())
                 reason += " (client preference refused: " + refused_preference + ")";
             return MethodChoice{method, std::move(reason)};

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 
-#include <optional>
 #include <string>
 
 #include "base/error.h"
-#include "persist/method.h"
 #include "persist/platform.h"
+#include "protocol/preferences.h"
 
 namespace rpmem::persist {
 
@@ -28,12 +27,12 @@ struct MethodPolicy {
 };
 
 struct MethodChoice {
-    Method method;
+    protocol::PersistMethod method; // never any
     std::string reason; // one sentence for the log and the client, e.g. why APM was refused
 };
 
 // The negotiation rule: the fastest method that is both allowed and valid here, preferring the
-// client's choice when it is valid. Valid means:
+// client's choice (`preference`, any for none) when it is valid. Valid means:
 //  - apm: the pool is persistent memory, and the domain is eADR, or the NIC is real hardware
 //    whose writes bypass the caches (never a software provider without eADR: there a completed
 //    read proves visibility, not durability);
@@ -44,6 +43,6 @@ struct MethodChoice {
 // when the policy allows no valid method.
 Result<MethodChoice> choose_method(const Platform& platform, const ProviderTraits& provider,
                                    bool pool_is_pmem, const MethodPolicy& policy,
-                                   std::optional<Method> preference);
+                                   protocol::PersistMethod preference);
 
 } // namespace rpmem::persist

@@ -7,7 +7,7 @@
 #include <span>
 
 #include "base/error.h"
-#include "persist/message.h"
+#include "protocol/lane_message.h"
 
 namespace rpmem::persist {
 
@@ -17,7 +17,8 @@ class TargetPool {
 public:
     virtual ~TargetPool() = default;
     virtual std::span<std::byte> bytes() const noexcept = 0;
-    // pmem_persist on persistent memory, msync otherwise.
+    // pmem_persist on persistent memory, msync otherwise. Ranges come checked: inside the pool
+    // and above its protected prefix (decode_lane_request is the target's one range check).
     virtual Result<void> persist(std::uint64_t offset, std::uint64_t length) const = 0;
     // To the deepest domain (msync off device DAX).
     virtual Result<void> deep_persist(std::uint64_t offset, std::uint64_t length) const = 0;
@@ -33,13 +34,12 @@ public:
     RequestHandler(const TargetPool& pool, std::uint64_t inline_limit,
                    std::uint64_t protected_prefix) noexcept
         : pool_(pool)
-        , inline_limit_(inline_limit)
-        , protected_prefix_(protected_prefix) {}
+        , limits_{pool.bytes().size(), inline_limit, protected_prefix} {}
 
     // What to do after a message.
     struct Outcome {
-        std::optional<Reply> reply; // to send (acknowledgements and failures)
-        bool close_lane = false;    // the message was malformed: the lane cannot be trusted
+        std::optional<protocol::LaneReply> reply; // to send (acknowledgements and failures)
+        bool close_lane = false; // the message was malformed: the lane cannot be trusted
     };
 
     // Handles one received message (header and data, exactly the bytes received). A failed
@@ -49,8 +49,7 @@ public:
 
 private:
     const TargetPool& pool_;
-    std::uint64_t inline_limit_;
-    std::uint64_t protected_prefix_;
+    protocol::LaneLimits limits_;
 };
 
 } // namespace rpmem::persist

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "base/little_endian.h"
 #include "protocol/status.h"
 
 namespace rpmem::protocol {
@@ -35,7 +36,7 @@ std::uint8_t ByteReader::u8(std::string_view field) {
 std::uint16_t ByteReader::u16(std::string_view field) {
     if (!take(2, field))
         return 0;
-    std::uint16_t value = static_cast<std::uint16_t>(bytes_[offset_] | (bytes_[offset_ + 1] << 8));
+    auto value = load_le<std::uint16_t>(bytes_.data() + offset_);
     offset_ += 2;
     return value;
 }
@@ -43,9 +44,7 @@ std::uint16_t ByteReader::u16(std::string_view field) {
 std::uint32_t ByteReader::u32(std::string_view field) {
     if (!take(4, field))
         return 0;
-    std::uint32_t value = 0;
-    for (std::size_t i = 0; i < 4; ++i)
-        value |= static_cast<std::uint32_t>(bytes_[offset_ + i]) << (8 * i);
+    auto value = load_le<std::uint32_t>(bytes_.data() + offset_);
     offset_ += 4;
     return value;
 }
@@ -53,9 +52,7 @@ std::uint32_t ByteReader::u32(std::string_view field) {
 std::uint64_t ByteReader::u64(std::string_view field) {
     if (!take(8, field))
         return 0;
-    std::uint64_t value = 0;
-    for (std::size_t i = 0; i < 8; ++i)
-        value |= static_cast<std::uint64_t>(bytes_[offset_ + i]) << (8 * i);
+    auto value = load_le<std::uint64_t>(bytes_.data() + offset_);
     offset_ += 8;
     return value;
 }

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "base/little_endian.h"
+
 namespace rpmem::protocol {
 
 void ByteWriter::u8(std::uint8_t value) {
@@ -12,19 +14,30 @@ void ByteWriter::u8(std::uint8_t value) {
         out_.push_back(value);
 }
 
+namespace {
+
+template <typename T>
+void append_le(std::vector<std::uint8_t>& out, T value) {
+    std::uint8_t bytes[sizeof(T)];
+    store_le(bytes, value);
+    out.insert(out.end(), bytes, bytes + sizeof(T));
+}
+
+} // namespace
+
 void ByteWriter::u16(std::uint16_t value) {
-    u8(static_cast<std::uint8_t>(value));
-    u8(static_cast<std::uint8_t>(value >> 8));
+    if (error_.empty())
+        append_le(out_, value);
 }
 
 void ByteWriter::u32(std::uint32_t value) {
-    u16(static_cast<std::uint16_t>(value));
-    u16(static_cast<std::uint16_t>(value >> 16));
+    if (error_.empty())
+        append_le(out_, value);
 }
 
 void ByteWriter::u64(std::uint64_t value) {
-    u32(static_cast<std::uint32_t>(value));
-    u32(static_cast<std::uint32_t>(value >> 32));
+    if (error_.empty())
+        append_le(out_, value);
 }
 
 void ByteWriter::bytes(std::span<const std::uint8_t> value) {

@@ -73,55 +73,10 @@ void read_status(ByteReader& r, ReplyType& reply) {
     reply.message = r.string("message", kMaxMessageLength);
 }
 
-ProviderPreference read_provider(ByteReader& r) {
-    auto raw = r.u8("provider");
-    auto provider = provider_preference_from_wire(raw);
-    r.require(provider.has_value(), "provider", fmt::format("unknown provider {}", raw));
-    return provider.value_or(ProviderPreference::any);
-}
-
-PersistMethod read_persist_method(ByteReader& r) {
-    auto raw = r.u8("persist_method");
-    auto method = persist_method_from_wire(raw);
-    r.require(method.has_value(), "persist_method",
-              fmt::format("unknown persistence method {}", raw));
-    return method.value_or(PersistMethod::any);
-}
-
 std::uint32_t read_flags(ByteReader& r, std::string_view field, std::uint32_t known) {
     auto flags = r.u32(field);
     r.require((flags & ~known) == 0, field, fmt::format("unknown flag bits {:#x}", flags & ~known));
     return flags;
-}
-
-void write_data_path(ByteWriter& w, const DataPath& d) {
-    w.string(d.provider, "provider", kMaxProviderNameLength);
-    w.string(d.host, "host", kMaxHostLength);
-    w.u16(d.port);
-    w.u64(d.remote_base);
-    w.u64(d.remote_key);
-    w.boolean(d.offset_addressing);
-    w.u32(d.lanes);
-    w.u8(static_cast<std::uint8_t>(d.persist_method));
-    w.u32(d.inline_buffer_size);
-    w.u64(d.pool_size);
-    w.bytes(d.token);
-}
-
-DataPath read_data_path(ByteReader& r) {
-    DataPath d;
-    d.provider = r.string("provider", kMaxProviderNameLength);
-    d.host = r.string("host", kMaxHostLength);
-    d.port = r.u16("port");
-    d.remote_base = r.u64("remote_base");
-    d.remote_key = r.u64("remote_key");
-    d.offset_addressing = r.boolean("offset_addressing");
-    d.lanes = r.u32("lanes");
-    d.persist_method = read_persist_method(r);
-    d.inline_buffer_size = r.u32("inline_buffer_size");
-    d.pool_size = r.u64("pool_size");
-    r.bytes(d.token, "token");
-    return d;
 }
 
 // ---- requests --------------------------------------------------------------------------------
@@ -379,7 +334,7 @@ Result<DecodedFrame<Message>> decode_frame(std::span<const std::uint8_t> frame, 
     if (frame.size() < kFrameHeaderSize)
         return bad_message(fmt::format("frame of {} bytes is shorter than its {}-byte header",
                                        frame.size(), kFrameHeaderSize));
-    auto header = decode_frame_header(frame.first<kFrameHeaderSize>());
+    auto header = decode_frame_header(frame.first<kFrameHeaderSize>()).result;
     if (!header)
         return fail(std::move(header.error()));
     auto message = decode(*header, frame.subspan(kFrameHeaderSize));

@@ -7,6 +7,7 @@
 #include <span>
 
 #include "base/error.h"
+#include "protocol/decoded.h"
 #include "protocol/message_type.h"
 
 namespace rpmem::protocol {
@@ -41,7 +42,8 @@ FrameHeaderBytes encode_frame_header(const FrameHeader& header) noexcept;
 // Validates, in this order, the magic, the version (any version is accepted for hello and
 // hello_reply, whose layout is frozen), the type and the body length against the type's limit.
 // The error's native code is the Status a server answers with (protocol_mismatch or
-// bad_message); its errno is EPROTONOSUPPORT or EPROTO.
-Result<FrameHeader> decode_frame_header(std::span<const std::uint8_t, kFrameHeaderSize> bytes);
+// bad_message); its errno is EPROTONOSUPPORT or EPROTO. The id is the request id, also of a
+// refused header, so that even that refusal can be answered by id.
+Decoded<FrameHeader> decode_frame_header(std::span<const std::uint8_t, kFrameHeaderSize> bytes);
 
 } // namespace rpmem::protocol

@@ -4,6 +4,8 @@
 #include <array>
 #include <utility>
 
+#include <fmt/format.h>
+
 namespace rpmem::protocol {
 
 namespace {
@@ -51,6 +53,21 @@ std::optional<ProviderPreference> provider_preference_from_name(std::string_view
 
 std::optional<PersistMethod> persist_method_from_name(std::string_view name) noexcept {
     return from_name<PersistMethod>(kPersistMethodNames, name);
+}
+
+ProviderPreference read_provider(ByteReader& r) {
+    auto raw = r.u8("provider");
+    auto provider = provider_preference_from_wire(raw);
+    r.require(provider.has_value(), "provider", fmt::format("unknown provider {}", raw));
+    return provider.value_or(ProviderPreference::any);
+}
+
+PersistMethod read_persist_method(ByteReader& r) {
+    auto raw = r.u8("persist_method");
+    auto method = persist_method_from_wire(raw);
+    r.require(method.has_value(), "persist_method",
+              fmt::format("unknown persistence method {}", raw));
+    return method.value_or(PersistMethod::any);
 }
 
 } // namespace rpmem::protocol

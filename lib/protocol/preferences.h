@@ -5,6 +5,8 @@
 #include <optional>
 #include <string_view>
 
+#include "protocol/byte_reader.h"
+
 namespace rpmem::protocol {
 
 // The fabric provider a client asks for. Values 1 and 2 are PMDK's RPMEM_PROV_LIBFABRIC_VERBS
@@ -36,5 +38,9 @@ std::string_view name_of(PersistMethod method) noexcept;
 // The inverse of name_of, for configuration and environment values such as RPMEM_PROVIDER.
 std::optional<ProviderPreference> provider_preference_from_name(std::string_view name) noexcept;
 std::optional<PersistMethod> persist_method_from_name(std::string_view name) noexcept;
+
+// A u8 field named "provider" / "persist_method"; an unknown value fails the reader.
+ProviderPreference read_provider(ByteReader& r);
+PersistMethod read_persist_method(ByteReader& r);
 
 } // namespace rpmem::protocol

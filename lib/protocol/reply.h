@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/pool_attributes.h"
+#include "protocol/data_path.h"
 #include "protocol/message_type.h"
 #include "protocol/preferences.h"
 #include "protocol/status.h"
@@ -17,12 +18,6 @@ namespace rpmem::protocol {
 // The messages a server sends, as plain values. Every reply carries a Status and a
 // human-readable message (empty or a note on success, the reason on failure). The other fields
 // of a failed reply are zero and mean nothing.
-
-inline constexpr std::size_t kSessionTokenLength = 32;
-
-// A one-time secret binding the fabric connections of a session to its control channel.
-// Never log it.
-using SessionToken = std::array<std::uint8_t, kSessionTokenLength>;
 
 // The answer to Hello. Like Hello, its layout never changes between versions.
 struct HelloReply {
@@ -37,23 +32,6 @@ struct HelloReply {
     std::string identity; // the client identity the server took from the client's certificate
 
     friend bool operator==(const HelloReply&, const HelloReply&) = default;
-};
-
-// Everything the initiator's data path needs to reach an opened pool.
-struct DataPath {
-    std::string provider;           // libfabric provider name, e.g. "tcp"
-    std::string host;               // fabric address of the target's listener (name or IP)
-    std::uint16_t port = 0;         // its port
-    std::uint64_t remote_base = 0;  // address (or offset) of the pool in the remote region
-    std::uint64_t remote_key = 0;   // the region's key
-    bool offset_addressing = false; // true when the provider lacks FI_MR_VIRT_ADDR
-    std::uint32_t lanes = 0;        // granted
-    PersistMethod persist_method = PersistMethod::any; // chosen
-    std::uint32_t inline_buffer_size = 0; // bytes a lane may send inline with a persist
-    std::uint64_t pool_size = 0;          // the remote pool's real size
-    SessionToken token{};
-
-    friend bool operator==(const DataPath&, const DataPath&) = default;
 };
 
 struct CreateReply {

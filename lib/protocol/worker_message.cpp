@@ -7,6 +7,7 @@
 
 #include "protocol/byte_reader.h"
 #include "protocol/byte_writer.h"
+#include "protocol/data_path.h"
 #include "protocol/message_limits.h"
 
 namespace rpmem::protocol {
@@ -51,14 +52,7 @@ struct Encoder {
         w.u64(m.session_id);
         w.u32(m.errno_value);
         w.string(m.message, "message", kMaxMessageLength);
-        w.string(m.provider, "provider", kMaxProviderNameLength);
-        w.string(m.host, "host", kMaxHostLength);
-        w.u16(m.port);
-        w.u64(m.remote_base);
-        w.u64(m.remote_key);
-        w.boolean(m.offset_addressing);
-        w.u32(m.lanes);
-        w.u32(m.inline_buffer_size);
+        write_data_path(w, m.data_path);
         w.boolean(m.software_provider);
         w.boolean(m.offers_rma_pmem);
     }
@@ -77,9 +71,7 @@ WorkerStart read_start(ByteReader& r) {
     m.session_id = r.u64("session_id");
     m.session_name = r.string("session_name", kMaxSessionNameLength);
     r.bytes(m.token, "token");
-    auto provider = provider_preference_from_wire(r.u8("provider"));
-    r.require(provider.has_value(), "provider", "unknown provider preference");
-    m.provider = provider.value_or(ProviderPreference::any);
+    m.provider = read_provider(r);
     std::uint8_t providers = r.u8("allowed_providers");
     r.require(providers <= kMaxWorkerProviders, "allowed_providers", "too many");
     for (std::uint8_t i = 0; i < providers && !r.failed(); ++i)
@@ -114,14 +106,7 @@ WorkerStarted read_started(ByteReader& r) {
     m.errno_value = r.u32("errno");
     r.require(m.errno_value < 4096, "errno", "not an errno value");
     m.message = r.string("message", kMaxMessageLength);
-    m.provider = r.string("provider", kMaxProviderNameLength);
-    m.host = r.string("host", kMaxHostLength);
-    m.port = r.u16("port");
-    m.remote_base = r.u64("remote_base");
-    m.remote_key = r.u64("remote_key");
-    m.offset_addressing = r.boolean("offset_addressing");
-    m.lanes = r.u32("lanes");
-    m.inline_buffer_size = r.u32("inline_buffer_size");
+    m.data_path = read_data_path(r);
     m.software_provider = r.boolean("software_provider");
     m.offers_rma_pmem = r.boolean("offers_rma_pmem");
     return m;

@@ -8,8 +8,9 @@
 #include <vector>
 
 #include "base/error.h"
+#include "protocol/data_path.h"
 #include "protocol/preferences.h"
-#include "protocol/reply.h"
+#include "protocol/session_token.h"
 
 namespace rpmem::protocol {
 
@@ -61,14 +62,9 @@ struct WorkerStarted {
     std::uint64_t session_id = 0;
     std::uint32_t errno_value = 0;
     std::string message;
-    std::string provider;
-    std::string host;
-    std::uint16_t port = 0;
-    std::uint64_t remote_base = 0; // remote address of pool offset 0 (may wrap: unsigned)
-    std::uint64_t remote_key = 0;
-    bool offset_addressing = false;
-    std::uint32_t lanes = 0;
-    std::uint32_t inline_buffer_size = 0;
+    // As the client will see it but for the persistence method, pool size and token, which
+    // the supervisor fills in (remote_base: remote address of pool offset 0, may wrap).
+    DataPath data_path;
     bool software_provider = false;
     bool offers_rma_pmem = false;
 

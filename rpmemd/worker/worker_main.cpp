@@ -16,10 +16,8 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "channel/logger.h"
-#include "fabric/logger.h"
+#include "base/library_logger.h"
 #include "fabric/provider.h"
-#include "poolset/poolset_logger.h"
 #include "protocol/worker_message.h"
 #include "rpmemd/fabric_target.h"
 #include "rpmemd/worker/packet_socket.h"
@@ -89,11 +87,7 @@ void start_worker_logging(spdlog::level::level_enum level) {
     logger->set_level(level);
     logger->flush_on(spdlog::level::trace);
     spdlog::set_default_logger(logger);
-    for (spdlog::logger* library : {&channel::logger(), &poolset::logger(), &fabric::logger()}) {
-        library->sinks() = {sink};
-        library->set_level(level);
-        library->flush_on(spdlog::level::trace);
-    }
+    configure_library_loggers({sink}, level);
 }
 
 // The sessions this worker serves: WorkerStart makes one, WorkerStop ends it.
@@ -176,14 +170,7 @@ private:
         if (!plane)
             return refuse(plane.error());
         const DataPlaneInfo& info = (*plane)->info();
-        reply.provider = info.provider;
-        reply.host = info.host;
-        reply.port = info.port;
-        reply.remote_base = info.remote_base;
-        reply.remote_key = info.remote_key;
-        reply.offset_addressing = info.offset_addressing;
-        reply.lanes = info.lanes;
-        reply.inline_buffer_size = info.inline_buffer_size;
+        reply.data_path = info.path;
         reply.software_provider = info.traits.software;
         reply.offers_rma_pmem = info.traits.offers_rma_pmem;
         planes_.emplace(start.session_id, std::move(*plane));

@@ -175,14 +175,8 @@ Result<std::unique_ptr<DataPlane>> WorkerPool::start(const DataPlaneRequest& req
     }
 
     DataPlaneInfo info;
-    info.provider = started->provider;
-    info.host = started->host;
-    info.port = started->port;
-    info.remote_base = started->remote_base;
-    info.remote_key = started->remote_key;
-    info.offset_addressing = started->offset_addressing;
-    info.lanes = std::min<unsigned>(started->lanes, request.lanes);
-    info.inline_buffer_size = started->inline_buffer_size;
+    info.path = started->data_path;
+    info.path.lanes = std::min<std::uint32_t>(info.path.lanes, request.lanes);
     info.traits = {.software = started->software_provider,
                    .offers_rma_pmem = started->offers_rma_pmem};
     return std::unique_ptr<DataPlane>(std::make_unique<WorkerDataPlane>(

@@ -47,11 +47,8 @@ std::size_t payload_bytes(RawOperation operation, std::size_t size) noexcept {
     return operation == RawOperation::batch ? kBatchWrites * size : size;
 }
 
-RawClient::RawClient(Provider provider, Fabric fabric, Domain domain, RemoteRegion target,
-                     std::size_t region_size)
-    : provider_(std::move(provider))
-    , fabric_(std::move(fabric))
-    , domain_(std::move(domain))
+RawClient::RawClient(std::unique_ptr<Stack> stack, RemoteRegion target, std::size_t region_size)
+    : stack_(std::move(stack))
     , target_(target)
     , region_size_(region_size) {}
 
@@ -64,42 +61,30 @@ Result<std::unique_ptr<RawClient>> RawClient::connect(const std::string& provide
                                                       const std::string& service, std::size_t lanes,
                                                       std::size_t region_size,
                                                       const RemoteRegion& target) {
-    auto provider = select_provider({provider_name, Role::connector, address, service});
-    if (!provider)
-        return fail(std::move(provider.error()));
-    auto fabric = Fabric::open(*provider->info);
-    if (!fabric)
-        return fail(std::move(fabric.error()));
-    auto domain = Domain::open(*fabric, *provider->info);
-    if (!domain)
-        return fail(std::move(domain.error()));
-    std::unique_ptr<RawClient> client(new RawClient(std::move(*provider), std::move(*fabric),
-                                                    std::move(*domain), target, region_size));
+    auto stack = Stack::open({provider_name, Role::connector, address, service, {}});
+    if (!stack)
+        return fail(std::move(stack.error()));
+    std::unique_ptr<RawClient> client(new RawClient(std::move(*stack), target, region_size));
     if (auto opened = client->open(lanes); !opened)
         return fail(std::move(opened.error().add_context("connecting the benchmark lanes")));
     return client;
 }
 
 Result<void> RawClient::open(std::size_t lanes) {
-    auto events = EventQueue::open(fabric_);
-    if (!events)
-        return fail(std::move(events.error()));
-    events_ = std::move(*events);
-
     source_ = allocate_aligned(region_size_);
     messages_ = allocate_aligned(lanes * kLaneSlot);
     if (!source_ || !messages_)
         return fail(ENOMEM, "allocating the client's buffers", ErrorSource::system, ENOMEM);
     for (std::size_t i = 0; i < region_size_; ++i)
         source_.get()[i] = std::byte(static_cast<unsigned char>(i * 131 + 17));
-    auto source =
-        MemoryRegion::register_memory(domain_, source_.get(), region_size_, access::kWriteSource);
+    auto source = MemoryRegion::register_memory(stack_->domain(), source_.get(), region_size_,
+                                                access::kWriteSource);
     if (!source)
         return fail(std::move(source.error()));
     source_region_.emplace(std::move(*source));
-    auto messages = MemoryRegion::register_memory(domain_, messages_.get(), lanes * kLaneSlot,
-                                                  access::kSendSource | access::kReceiveTarget |
-                                                      access::kReadTarget);
+    auto messages = MemoryRegion::register_memory(
+        stack_->domain(), messages_.get(), lanes * kLaneSlot,
+        access::kSendSource | access::kReceiveTarget | access::kReadTarget);
     if (!messages)
         return fail(std::move(messages.error()));
     message_region_.emplace(std::move(*messages));
@@ -108,7 +93,7 @@ Result<void> RawClient::open(std::size_t lanes) {
     lanes_.reserve(lanes);
     const std::string token = "rpmem-bench";
     for (std::size_t i = 0; i < lanes; ++i) {
-        auto endpoint = Endpoint::create(domain_, *provider_.info, *events_);
+        auto endpoint = Endpoint::create(stack_->domain(), stack_->info(), stack_->events());
         if (!endpoint)
             return fail(std::move(endpoint.error()));
         if (auto connected = endpoint->connect(std::as_bytes(std::span(token))); !connected)

@@ -9,12 +9,9 @@
 #include <vector>
 
 #include "base/error.h"
-#include "fabric/domain.h"
 #include "fabric/endpoint.h"
-#include "fabric/event_queue.h"
-#include "fabric/fabric.h"
 #include "fabric/memory_region.h"
-#include "fabric/provider.h"
+#include "fabric/stack.h"
 #include "fabric/waiter.h"
 #include "raw_target.h"
 
@@ -48,7 +45,7 @@ public:
     RawClient& operator=(const RawClient&) = delete;
 
     std::size_t lanes() const noexcept { return lanes_.size(); }
-    const fabric::Capabilities& capabilities() const noexcept { return provider_.capabilities; }
+    const fabric::Capabilities& capabilities() const noexcept { return stack_->capabilities(); }
     const std::byte* source() const noexcept { return source_.get(); }
     void set_wait_policy(const fabric::WaitPolicy& policy);
 
@@ -64,14 +61,11 @@ private:
         int reply_tag = 0;
     };
 
-    RawClient(fabric::Provider provider, fabric::Fabric fabric, fabric::Domain domain,
-              fabric::RemoteRegion target, std::size_t region_size);
+    RawClient(std::unique_ptr<fabric::Stack> stack, fabric::RemoteRegion target,
+              std::size_t region_size);
     Result<void> open(std::size_t lanes);
 
-    fabric::Provider provider_;
-    fabric::Fabric fabric_;
-    fabric::Domain domain_;
-    std::unique_ptr<fabric::EventQueue> events_;
+    std::unique_ptr<fabric::Stack> stack_;
     fabric::RemoteRegion target_;
     std::size_t region_size_;
     AlignedMemory source_;

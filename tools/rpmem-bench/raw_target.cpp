@@ -32,24 +32,15 @@ AlignedMemory allocate_aligned(std::size_t size) {
     return memory;
 }
 
-RawTarget::RawTarget(RawTargetConfig config, Provider provider, Fabric fabric, Domain domain)
+RawTarget::RawTarget(RawTargetConfig config, std::unique_ptr<Stack> stack)
     : config_(std::move(config))
-    , provider_(std::move(provider))
-    , fabric_(std::move(fabric))
-    , domain_(std::move(domain)) {}
+    , stack_(std::move(stack)) {}
 
 Result<std::unique_ptr<RawTarget>> RawTarget::start(const RawTargetConfig& config) {
-    auto provider = select_provider({config.provider, Role::listener, config.address, "0"});
-    if (!provider)
-        return fail(std::move(provider.error()));
-    auto fabric = Fabric::open(*provider->info);
-    if (!fabric)
-        return fail(std::move(fabric.error()));
-    auto domain = Domain::open(*fabric, *provider->info);
-    if (!domain)
-        return fail(std::move(domain.error()));
-    std::unique_ptr<RawTarget> target(
-        new RawTarget(config, std::move(*provider), std::move(*fabric), std::move(*domain)));
+    auto stack = Stack::open({config.provider, Role::listener, config.address, "0", {}});
+    if (!stack)
+        return fail(std::move(stack.error()));
+    std::unique_ptr<RawTarget> target(new RawTarget(config, std::move(*stack)));
     if (auto opened = target->open_resources(); !opened)
         return fail(std::move(opened.error().add_context("starting the benchmark target")));
     target->thread_ = std::thread([raw = target.get()] { raw->run(); });
@@ -57,11 +48,7 @@ Result<std::unique_ptr<RawTarget>> RawTarget::start(const RawTargetConfig& confi
 }
 
 Result<void> RawTarget::open_resources() {
-    auto events = EventQueue::open(fabric_);
-    if (!events)
-        return fail(std::move(events.error()));
-    events_ = std::move(*events);
-    auto completions = CompletionQueue::open(domain_, config_.max_lanes * 2 * kLaneDepth);
+    auto completions = CompletionQueue::open(stack_->domain(), config_.max_lanes * 2 * kLaneDepth);
     if (!completions)
         return fail(std::move(completions.error()));
     completions_ = std::move(*completions);
@@ -70,19 +57,20 @@ Result<void> RawTarget::open_resources() {
     messages_ = allocate_aligned(config_.max_lanes * 2 * kMessageSlot);
     if (!memory_ || !messages_)
         return fail(ENOMEM, "allocating the target's memory", ErrorSource::system, ENOMEM);
-    auto region = MemoryRegion::register_memory(domain_, memory_.get(), config_.region_size,
-                                                access::kRemoteRead | access::kRemoteWrite);
+    auto region =
+        MemoryRegion::register_memory(stack_->domain(), memory_.get(), config_.region_size,
+                                      access::kRemoteRead | access::kRemoteWrite);
     if (!region)
         return fail(std::move(region.error()));
     region_.emplace(std::move(*region));
     auto message_region = MemoryRegion::register_memory(
-        domain_, messages_.get(), config_.max_lanes * 2 * kMessageSlot,
+        stack_->domain(), messages_.get(), config_.max_lanes * 2 * kMessageSlot,
         access::kSendSource | access::kReceiveTarget);
     if (!message_region)
         return fail(std::move(message_region.error()));
     message_region_.emplace(std::move(*message_region));
 
-    auto listener = PassiveEndpoint::listen(fabric_, *provider_.info, *events_);
+    auto listener = PassiveEndpoint::listen(stack_->fabric(), stack_->info(), stack_->events());
     if (!listener)
         return fail(std::move(listener.error()));
     listener_.emplace(std::move(*listener));
@@ -108,7 +96,7 @@ void RawTarget::record(const Error& error) {
 }
 
 void RawTarget::accept_requests() {
-    while (auto request = events_->take_request()) {
+    while (auto request = stack_->events().take_request()) {
         if (lanes_.size() >= config_.max_lanes) {
             (void)listener_->reject(*request);
             continue;
@@ -117,8 +105,8 @@ void RawTarget::accept_requests() {
         options.tx_depth = kLaneDepth;
         options.rx_depth = kLaneDepth;
         options.peer = request->peer;
-        auto endpoint =
-            Endpoint::create_shared(domain_, *request->info, *events_, *completions_, options);
+        auto endpoint = Endpoint::create_shared(stack_->domain(), *request->info, stack_->events(),
+                                                *completions_, options);
         if (!endpoint) {
             record(endpoint.error());
             continue;
@@ -155,14 +143,14 @@ void RawTarget::answer(Lane& lane) {
             record(sent.error());
             return;
         }
-        (void)events_->pump(std::chrono::milliseconds(1));
+        (void)stack_->events().pump(std::chrono::milliseconds(1));
     }
 }
 
 void RawTarget::run() {
     if (config_.cpu >= 0)
         pin_current_thread(config_.cpu);
-    Waiter waiter(fabric_.get());
+    Waiter waiter(stack_->fabric().get());
     std::array<Completion, 16> completions;
     while (!stop_.load(std::memory_order_relaxed)) {
         accept_requests();
@@ -171,7 +159,7 @@ void RawTarget::run() {
             WaitPolicy{spin < 0 ? WaitPolicy::kSpinForever : std::chrono::nanoseconds(spin),
                        std::chrono::milliseconds(20)});
         // A short deadline: the loop comes round to look at requests and the stop flag.
-        auto read = waiter.wait(*completions_, completions, events_.get(), nullptr,
+        auto read = waiter.wait(*completions_, completions, &stack_->events(), nullptr,
                                 deadline_after(std::chrono::milliseconds(20)));
         if (!read) {
             const CompletionError& failure = read.error();

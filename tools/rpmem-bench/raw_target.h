@@ -13,13 +13,10 @@
 
 #include "base/error.h"
 #include "fabric/completion_queue.h"
-#include "fabric/domain.h"
 #include "fabric/endpoint.h"
-#include "fabric/event_queue.h"
-#include "fabric/fabric.h"
 #include "fabric/memory_region.h"
 #include "fabric/passive_endpoint.h"
-#include "fabric/provider.h"
+#include "fabric/stack.h"
 #include "fabric/waiter.h"
 
 namespace rpmem::bench {
@@ -71,8 +68,7 @@ private:
         bool reply_tag = false; // its address is the context of the lane's replies
     };
 
-    RawTarget(RawTargetConfig config, fabric::Provider provider, fabric::Fabric fabric,
-              fabric::Domain domain);
+    RawTarget(RawTargetConfig config, std::unique_ptr<fabric::Stack> stack);
     Result<void> open_resources();
     void run();
     void accept_requests();
@@ -81,10 +77,7 @@ private:
 
     RawTargetConfig config_;
     // Parents before children.
-    fabric::Provider provider_;
-    fabric::Fabric fabric_;
-    fabric::Domain domain_;
-    std::unique_ptr<fabric::EventQueue> events_;
+    std::unique_ptr<fabric::Stack> stack_;
     std::unique_ptr<fabric::CompletionQueue> completions_;
     AlignedMemory memory_;
     std::optional<fabric::MemoryRegion> region_;

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include "client/control.h"
-#include "persist/wire_method.h"
 
 namespace rpmem::tools {
 
@@ -28,7 +27,7 @@ protocol::ProviderPreference RemoteTarget::provider() const {
 }
 
 protocol::PersistMethod RemoteTarget::persist_method() const {
-    return persist::to_wire(settings.method);
+    return settings.method;
 }
 
 std::string uuid_text(const PoolAttributes::Uuid& u) {

@@ -13,18 +13,13 @@
 #include <limits>
 #include <span>
 
-#include "persist/lane_binding.h"
-#include "persist/message.h"
+#include "protocol/lane_binding.h"
+#include "protocol/lane_message.h"
 
 namespace {
 
-namespace persist = rpmem::persist;
-
-struct LaneLimits {
-    std::uint64_t pool_size;
-    std::uint64_t inline_limit;
-    std::uint64_t protected_prefix;
-};
+namespace protocol = rpmem::protocol;
+using protocol::LaneLimits;
 
 constexpr std::array<LaneLimits, 4> kLimits{{
     {2u << 20, 64 * 1024, 4096},                                 // a 2 MiB pool with a header
@@ -34,46 +29,48 @@ constexpr std::array<LaneLimits, 4> kLimits{{
 }};
 
 void check_request(std::span<const std::byte> input, const LaneLimits& limits) {
-    auto decoded = persist::decode_request(input, limits.pool_size, limits.inline_limit,
-                                           limits.protected_prefix);
+    auto [sequence, decoded] = protocol::decode_lane_request(input, limits);
     if (!decoded)
         return;
-    const persist::Request& request = *decoded;
+    const protocol::LaneRequest& request = *decoded;
+    // The id handed back with the result is the message's own sequence number.
+    if (sequence != request.sequence)
+        __builtin_trap();
     // The range lies inside the pool, computed without a wrapping sum.
     if (request.offset > limits.pool_size || request.length > limits.pool_size - request.offset)
         __builtin_trap();
-    const std::size_t data = input.size() - persist::kHeaderSize;
+    const std::size_t data = input.size() - protocol::kLaneHeaderSize;
     if (request.carries_data()) {
         if (request.length != data || request.length > limits.inline_limit)
-            __builtin_trap();
-        if (request.length != 0 && request.offset < limits.protected_prefix)
             __builtin_trap();
     } else if (data != 0) {
         __builtin_trap();
     }
+    if (request.length != 0 && request.offset < limits.protected_prefix)
+        __builtin_trap();
     // The header encoding is canonical.
-    std::array<std::byte, persist::kHeaderSize> again{};
-    persist::encode(request, again);
+    std::array<std::byte, protocol::kLaneHeaderSize> again{};
+    protocol::encode(request, again);
     if (!std::equal(again.begin(), again.end(), input.begin()))
         __builtin_trap();
 }
 
 void check_reply(std::span<const std::byte> input) {
-    auto decoded = persist::decode_reply(input);
+    auto decoded = protocol::decode_lane_reply(input);
     if (!decoded)
         return;
-    std::array<std::byte, persist::kReplySize> again{};
-    persist::encode(*decoded, again);
+    std::array<std::byte, protocol::kLaneReplySize> again{};
+    protocol::encode(*decoded, again);
     if (input.size() != again.size() || !std::equal(again.begin(), again.end(), input.begin()))
         __builtin_trap();
 }
 
 void check_binding(std::span<const std::byte> input) {
-    auto decoded = persist::decode_lane_binding(input);
+    auto decoded = protocol::decode_lane_binding(input);
     if (!decoded)
         return;
     // Providers may pad private data: the first kLaneBindingSize bytes are the binding.
-    const auto again = persist::encode(*decoded);
+    const auto again = protocol::encode(*decoded);
     if (input.size() < again.size() || !std::equal(again.begin(), again.end(), input.begin()))
         __builtin_trap();
 }

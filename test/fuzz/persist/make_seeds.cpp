@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "persist/lane_binding.h"
-#include "persist/message.h"
+#include "protocol/lane_binding.h"
+#include "protocol/lane_message.h"
 
 namespace persist = rpmem::persist;
 
@@ -25,10 +25,10 @@ bool write_seed(const std::string& dir, const std::string& name, std::span<const
 }
 
 // A request header followed by `data` bytes (0x5a) of inline data.
-std::vector<std::byte> request(persist::Operation operation, std::uint8_t flags,
+std::vector<std::byte> request(protocol::LaneOperation operation, std::uint8_t flags,
                                std::uint64_t offset, std::uint64_t length, std::size_t data) {
-    std::vector<std::byte> bytes(persist::kHeaderSize + data, std::byte{0x5a});
-    persist::encode(persist::Request{operation, flags, 7, offset, length}, bytes);
+    std::vector<std::byte> bytes(protocol::kLaneHeaderSize + data, std::byte{0x5a});
+    protocol::encode(protocol::LaneRequest{operation, flags, 7, offset, length}, bytes);
     return bytes;
 }
 
@@ -40,30 +40,31 @@ int main(int argc, char** argv) {
         return 2;
     }
     const std::string dir = argv[1];
-    using persist::Operation;
-    const std::uint8_t ack = persist::kAckRequested;
+    using protocol::LaneOperation;
+    const std::uint8_t ack = protocol::kAckRequested;
     bool ok = true;
-    ok &= write_seed(dir, "persist_inline", request(Operation::persist_inline, ack, 4096, 8, 8));
+    ok &=
+        write_seed(dir, "persist_inline", request(LaneOperation::persist_inline, ack, 4096, 8, 8));
     ok &= write_seed(dir, "persist_inline_noack",
-                     request(Operation::persist_inline, 0, 8192, 64, 64));
+                     request(LaneOperation::persist_inline, 0, 8192, 64, 64));
     ok &= write_seed(dir, "deep_persist_inline",
-                     request(Operation::deep_persist_inline, ack, 4096, 16, 16));
-    ok &= write_seed(dir, "flush", request(Operation::flush, ack, 4096, 4096, 0));
-    ok &= write_seed(dir, "flush_header", request(Operation::flush, 0, 0, 4096, 0));
-    ok &= write_seed(dir, "deep_flush", request(Operation::deep_flush, ack, 65536, 1 << 20, 0));
-    ok &= write_seed(dir, "barrier", request(Operation::barrier, ack, 0, 0, 0));
+                     request(LaneOperation::deep_persist_inline, ack, 4096, 16, 16));
+    ok &= write_seed(dir, "flush", request(LaneOperation::flush, ack, 4096, 4096, 0));
+    ok &= write_seed(dir, "flush_header", request(LaneOperation::flush, 0, 0, 4096, 0));
+    ok &= write_seed(dir, "deep_flush", request(LaneOperation::deep_flush, ack, 65536, 1 << 20, 0));
+    ok &= write_seed(dir, "barrier", request(LaneOperation::barrier, ack, 0, 0, 0));
 
-    std::vector<std::byte> reply(persist::kReplySize);
-    persist::encode(persist::Reply{7, 0}, reply);
+    std::vector<std::byte> reply(protocol::kLaneReplySize);
+    protocol::encode(protocol::LaneReply{7, 0}, reply);
     ok &= write_seed(dir, "reply_ok", reply);
-    persist::encode(persist::Reply{8, 22}, reply);
+    protocol::encode(protocol::LaneReply{8, 22}, reply);
     ok &= write_seed(dir, "reply_einval", reply);
 
-    persist::LaneBinding binding;
+    protocol::LaneBinding binding;
     for (std::size_t i = 0; i < binding.token.size(); ++i)
         binding.token[i] = static_cast<std::uint8_t>(0xa0 + i);
     binding.lane = 3;
-    ok &= write_seed(dir, "lane_binding", persist::encode(binding));
+    ok &= write_seed(dir, "lane_binding", protocol::encode(binding));
     if (!ok) {
         std::fprintf(stderr, "cannot write the seeds into %s\n", dir.c_str());
         return 1;

@@ -131,7 +131,8 @@ RawTlsClient::receive(std::chrono::milliseconds timeout) {
         return fail(std::move(read.error()));
     auto header =
         protocol::decode_frame_header(std::span<const std::uint8_t, protocol::kFrameHeaderSize>(
-            frame.data(), protocol::kFrameHeaderSize));
+                                          frame.data(), protocol::kFrameHeaderSize))
+            .result;
     if (!header)
         return fail(std::move(header.error()));
     frame.resize(protocol::kFrameHeaderSize + header->body_length);

@@ -11,7 +11,7 @@
 #include <rdma/fi_rma.h>
 
 #include "fabric/waiter.h"
-#include "persist/lane_binding.h"
+#include "protocol/lane_binding.h"
 
 namespace rpmem::test {
 
@@ -71,27 +71,15 @@ Result<void> RmaAttacker::open(const Options& options) {
     data_path_ = created->data_path;
 
     const std::string host = data_path_.host.empty() ? control_->peer_address() : data_path_.host;
-    auto provider = fabric::select_provider(
-        {data_path_.provider, fabric::Role::connector, host, std::to_string(data_path_.port)});
-    if (!provider)
-        return fail(std::move(provider.error()).add_context("attacker: provider"));
-    provider_.emplace(std::move(*provider));
-    auto fabric = fabric::Fabric::open(*provider_->info);
-    if (!fabric)
-        return fail(std::move(fabric.error()).add_context("attacker: fabric"));
-    fabric_.emplace(std::move(*fabric));
-    auto domain = fabric::Domain::open(*fabric_, *provider_->info);
-    if (!domain)
-        return fail(std::move(domain.error()).add_context("attacker: domain"));
-    domain_.emplace(std::move(*domain));
-    auto events = fabric::EventQueue::open(*fabric_);
-    if (!events)
-        return fail(std::move(events.error()).add_context("attacker: event queue"));
-    events_ = std::move(*events);
+    auto stack = fabric::Stack::open(
+        {data_path_.provider, fabric::Role::connector, host, std::to_string(data_path_.port), {}});
+    if (!stack)
+        return fail(std::move(stack.error()).add_context("attacker: fabric"));
+    stack_ = std::move(*stack);
 
     buffer_ = std::make_unique<std::byte[]>(kBufferSize);
-    auto region = fabric::MemoryRegion::register_memory(*domain_, buffer_.get(), kBufferSize,
-                                                        fabric::access::kWriteSource);
+    auto region = fabric::MemoryRegion::register_memory(stack_->domain(), buffer_.get(),
+                                                        kBufferSize, fabric::access::kWriteSource);
     if (!region)
         return fail(std::move(region.error()).add_context("attacker: registering its buffer"));
     buffer_region_.emplace(std::move(*region));
@@ -99,13 +87,14 @@ Result<void> RmaAttacker::open(const Options& options) {
     fabric::EndpointOptions endpoint_options;
     endpoint_options.wait.spin = std::chrono::microseconds(0);
     endpoint_options.tx_timeout = options.patience;
-    auto lane = fabric::Endpoint::create(*domain_, *provider_->info, *events_, endpoint_options);
+    auto lane = fabric::Endpoint::create(stack_->domain(), stack_->info(), stack_->events(),
+                                         endpoint_options);
     if (!lane)
         return fail(std::move(lane.error()).add_context("attacker: lane endpoint"));
-    persist::LaneBinding binding;
+    protocol::LaneBinding binding;
     std::copy(data_path_.token.begin(), data_path_.token.end(), binding.token.begin());
     binding.lane = 0;
-    if (auto posted = lane->connect(persist::encode(binding)); !posted)
+    if (auto posted = lane->connect(protocol::encode(binding)); !posted)
         return fail(std::move(posted.error()).add_context("attacker: connecting its lane"));
     if (auto up = lane->wait_connected(fabric::deadline_after(options.patience)); !up)
         return fail(std::move(up.error()).add_context("attacker: connecting its lane"));
@@ -152,12 +141,13 @@ RmaAttacker::WriteResult RmaAttacker::write(std::span<const RemoteSpan> remote,
 
     // The lane's own queue serves only this write: wait for its completion, an error
     // completion, or the end of the connection (the waiter pumps the event queue).
-    fabric::Waiter waiter(fabric_->get(), fabric::WaitPolicy{std::chrono::microseconds(0),
-                                                             std::chrono::milliseconds(20)});
+    fabric::Waiter waiter(
+        stack_->fabric().get(),
+        fabric::WaitPolicy{std::chrono::microseconds(0), std::chrono::milliseconds(20)});
     const fabric::Deadline deadline = fabric::deadline_after(patience_);
     std::array<fabric::Completion, 4> completions;
     for (;;) {
-        auto read = waiter.wait(lane_->completion_queue(), completions, events_.get(),
+        auto read = waiter.wait(lane_->completion_queue(), completions, &stack_->events(),
                                 &lane_->state(), deadline);
         if (!read) {
             const fabric::CompletionError& failure = read.error();

@@ -29,12 +29,9 @@
 #include "base/pool_attributes.h"
 #include "channel/client.h"
 #include "channel/tls_files.h"
-#include "fabric/domain.h"
 #include "fabric/endpoint.h"
-#include "fabric/event_queue.h"
-#include "fabric/fabric.h"
 #include "fabric/memory_region.h"
-#include "fabric/provider.h"
+#include "fabric/stack.h"
 #include "protocol/reply.h"
 #include "protocol/request.h"
 
@@ -108,10 +105,7 @@ private:
     // Parent before child: the control session outlives the lane, the fabric its objects.
     std::unique_ptr<channel::Client> control_;
     protocol::DataPath data_path_;
-    std::optional<fabric::Provider> provider_;
-    std::optional<fabric::Fabric> fabric_;
-    std::optional<fabric::Domain> domain_;
-    std::unique_ptr<fabric::EventQueue> events_;
+    std::unique_ptr<fabric::Stack> stack_;
     std::unique_ptr<std::byte[]> buffer_;
     std::optional<fabric::MemoryRegion> buffer_region_;
     std::optional<fabric::Endpoint> lane_;

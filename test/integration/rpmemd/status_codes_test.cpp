@@ -190,8 +190,10 @@ TEST_CASE("statuses of the channel") {
         REQUIRE(frame);
         std::size_t cut = 4;
         frame->resize(frame->size() - cut - 4);
-        auto header = protocol::decode_frame_header(
-            std::span<const std::uint8_t, protocol::kFrameHeaderSize>(frame->data(), 16));
+        auto header =
+            protocol::decode_frame_header(
+                std::span<const std::uint8_t, protocol::kFrameHeaderSize>(frame->data(), 16))
+                .result;
         REQUIRE(header);
         header->body_length -= static_cast<std::uint32_t>(cut + 4);
         auto bytes = protocol::encode_frame_header(*header);

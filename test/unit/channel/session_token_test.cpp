@@ -4,9 +4,10 @@
 #include <catch2/catch.hpp>
 
 #include "channel/session_token.h"
+#include "protocol/session_token.h"
 
 using rpmem::channel::make_session_token;
-using rpmem::channel::tokens_equal;
+using rpmem::protocol::same_token;
 
 TEST_CASE("session tokens are fresh each time and compare by content") {
     std::set<rpmem::protocol::SessionToken> seen;
@@ -18,10 +19,10 @@ TEST_CASE("session tokens are fresh each time and compare by content") {
     auto a = make_session_token();
     REQUIRE(a);
     auto b = *a;
-    CHECK(tokens_equal(*a, b));
+    CHECK(same_token(*a, b));
     b[31] ^= 1;
-    CHECK_FALSE(tokens_equal(*a, b));
+    CHECK_FALSE(same_token(*a, b));
     b = *a;
     b[0] ^= 0x80;
-    CHECK_FALSE(tokens_equal(*a, b));
+    CHECK_FALSE(same_token(*a, b));
 }

@@ -57,7 +57,7 @@ TEST_CASE("defaults without files or variables") {
     CHECK(settings->work_queue_size == 50);
     CHECK_FALSE(settings->enable_sockets);
     CHECK(settings->enable_verbs);
-    CHECK_FALSE(settings->method);
+    CHECK(settings->method == rpmem::protocol::PersistMethod::any);
 }
 
 TEST_CASE("PMDK's variables and rpmem's are read, and the environment wins over the file") {
@@ -88,7 +88,7 @@ TEST_CASE("PMDK's variables and rpmem's are read, and the environment wins over 
     CHECK(settings->work_queue_size == 16);
     CHECK(settings->enable_sockets);
     CHECK_FALSE(settings->enable_verbs);
-    CHECK(settings->method == rpmem::persist::Method::gpspm);
+    CHECK(settings->method == rpmem::protocol::PersistMethod::gpspm);
     CHECK(settings->timeout == std::chrono::milliseconds(2500));
     CHECK(settings->spin == std::chrono::microseconds(20));
 }

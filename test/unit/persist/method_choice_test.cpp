@@ -6,6 +6,7 @@
 #include "persist/method_choice.h"
 
 using namespace rpmem::persist;
+using rpmem::protocol::PersistMethod;
 
 namespace {
 
@@ -16,78 +17,75 @@ const MethodPolicy kEverythingAllowed{.allow_apm = true, .allow_gpspm = true, .a
 
 } // namespace
 
-TEST_CASE("method names round-trip") {
-    for (Method method : {Method::apm, Method::gpspm, Method::commit})
-        CHECK(parse_method(to_string(method)) == method);
-    CHECK_FALSE(parse_method("APM"));
-    CHECK_FALSE(parse_method(""));
-}
-
 TEST_CASE("APM is never chosen on a software provider unless the target declares eADR") {
     for (bool bypass : {false, true}) {
         for (const ProviderTraits& provider : {kTcp, kSocketsWithoutPmem}) {
             Platform adr{.domain = PersistenceDomain::adr, .nic_writes_bypass_cache = bypass};
-            auto preferred = choose_method(adr, provider, true, kEverythingAllowed, Method::apm);
+            auto preferred =
+                choose_method(adr, provider, true, kEverythingAllowed, PersistMethod::apm);
             REQUIRE(preferred);
-            CHECK(preferred->method != Method::apm);
+            CHECK(preferred->method != PersistMethod::apm);
             CHECK_THAT(preferred->reason, Catch::Contains("visibility, not durability"));
 
-            auto unpreferred = choose_method(adr, provider, true, kEverythingAllowed, {});
+            auto unpreferred =
+                choose_method(adr, provider, true, kEverythingAllowed, PersistMethod::any);
             REQUIRE(unpreferred);
-            CHECK(unpreferred->method != Method::apm);
+            CHECK(unpreferred->method != PersistMethod::apm);
         }
     }
     Platform eadr{.domain = PersistenceDomain::eadr};
-    auto choice = choose_method(eadr, kTcp, true, kEverythingAllowed, Method::apm);
+    auto choice = choose_method(eadr, kTcp, true, kEverythingAllowed, PersistMethod::apm);
     REQUIRE(choice);
-    CHECK(choice->method == Method::apm);
+    CHECK(choice->method == PersistMethod::apm);
 }
 
 TEST_CASE("APM on hardware needs non-allocating NIC writes or eADR, and a pmem pool") {
     Platform adr_bypass{.domain = PersistenceDomain::adr, .nic_writes_bypass_cache = true};
     Platform adr_cached{.domain = PersistenceDomain::adr, .nic_writes_bypass_cache = false};
 
-    auto good = choose_method(adr_bypass, kVerbs, true, kEverythingAllowed, {});
+    auto good = choose_method(adr_bypass, kVerbs, true, kEverythingAllowed, PersistMethod::any);
     REQUIRE(good);
-    CHECK(good->method == Method::apm);
+    CHECK(good->method == PersistMethod::apm);
 
-    auto cached = choose_method(adr_cached, kVerbs, true, kEverythingAllowed, {});
+    auto cached = choose_method(adr_cached, kVerbs, true, kEverythingAllowed, PersistMethod::any);
     REQUIRE(cached);
-    CHECK(cached->method == Method::gpspm);
+    CHECK(cached->method == PersistMethod::gpspm);
 
-    auto not_pmem = choose_method(adr_bypass, kVerbs, false, kEverythingAllowed, Method::apm);
+    auto not_pmem =
+        choose_method(adr_bypass, kVerbs, false, kEverythingAllowed, PersistMethod::apm);
     REQUIRE(not_pmem);
-    CHECK(not_pmem->method == Method::gpspm);
+    CHECK(not_pmem->method == PersistMethod::gpspm);
     CHECK_THAT(not_pmem->reason, Catch::Contains("persistent memory"));
 }
 
 TEST_CASE("commit needs FI_RMA_PMEM and a pmem pool; it is preferred when valid") {
     Platform adr;
-    auto on_pmem = choose_method(adr, kTcp, true, kEverythingAllowed, {});
+    auto on_pmem = choose_method(adr, kTcp, true, kEverythingAllowed, PersistMethod::any);
     REQUIRE(on_pmem);
-    CHECK(on_pmem->method == Method::commit);
+    CHECK(on_pmem->method == PersistMethod::commit);
 
-    auto on_disk = choose_method(adr, kTcp, false, kEverythingAllowed, {});
+    auto on_disk = choose_method(adr, kTcp, false, kEverythingAllowed, PersistMethod::any);
     REQUIRE(on_disk);
-    CHECK(on_disk->method == Method::gpspm);
+    CHECK(on_disk->method == PersistMethod::gpspm);
 
-    auto no_pmem_caps = choose_method(adr, kSocketsWithoutPmem, true, kEverythingAllowed, {});
+    auto no_pmem_caps =
+        choose_method(adr, kSocketsWithoutPmem, true, kEverythingAllowed, PersistMethod::any);
     REQUIRE(no_pmem_caps);
-    CHECK(no_pmem_caps->method == Method::gpspm);
+    CHECK(no_pmem_caps->method == PersistMethod::gpspm);
 }
 
 TEST_CASE("the client's valid preference wins over the default order") {
-    auto choice = choose_method(Platform{}, kTcp, true, kEverythingAllowed, Method::gpspm);
+    auto choice = choose_method(Platform{}, kTcp, true, kEverythingAllowed, PersistMethod::gpspm);
     REQUIRE(choice);
-    CHECK(choice->method == Method::gpspm);
+    CHECK(choice->method == PersistMethod::gpspm);
     CHECK_THAT(choice->reason, Catch::Contains("client asked"));
 }
 
 TEST_CASE("the policy can forbid methods, and forbidding every valid one is an error") {
     MethodPolicy gpspm_only{.allow_apm = false, .allow_gpspm = true, .allow_commit = false};
-    auto choice = choose_method(Platform{}, kTcp, true, gpspm_only, Method::commit);
+    auto choice = choose_method(Platform{}, kTcp, true, gpspm_only, PersistMethod::commit);
     REQUIRE(choice);
-    CHECK(choice->method == Method::gpspm);
+    CHECK(choice->method == PersistMethod::gpspm);
     CHECK_THAT(choice->reason, Catch::Contains("persist-commit"));
 
     MethodPolicy nothing{.allow_apm = true, .allow_gpspm = false, .allow_commit = true};

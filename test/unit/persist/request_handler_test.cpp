@@ -9,6 +9,7 @@
 #include "persist/request_handler.h"
 
 using namespace rpmem::persist;
+namespace protocol = rpmem::protocol;
 
 namespace {
 
@@ -48,8 +49,9 @@ private:
     std::vector<std::byte> bytes_;
 };
 
-std::vector<std::byte> message(const Request& request, std::vector<std::byte> data = {}) {
-    std::vector<std::byte> out(kHeaderSize);
+std::vector<std::byte> message(const protocol::LaneRequest& request,
+                               std::vector<std::byte> data = {}) {
+    std::vector<std::byte> out(protocol::kLaneHeaderSize);
     encode(request, out);
     out.insert(out.end(), data.begin(), data.end());
     return out;
@@ -69,8 +71,8 @@ TEST_CASE("an inline persist lands in the pool, is flushed, and is acknowledged 
     RequestHandler handler(pool, 4096, 4096);
     auto data = pattern(100, 3);
 
-    auto outcome = handler.handle(message({.operation = Operation::persist_inline,
-                                           .flags = kAckRequested,
+    auto outcome = handler.handle(message({.operation = protocol::LaneOperation::persist_inline,
+                                           .flags = protocol::kAckRequested,
                                            .sequence = 42,
                                            .offset = 5000,
                                            .length = 100},
@@ -82,9 +84,11 @@ TEST_CASE("an inline persist lands in the pool, is flushed, and is acknowledged 
     CHECK(std::memcmp(pool.bytes().data() + 5000, data.data(), data.size()) == 0);
     CHECK(pool.flushes == std::vector<MemoryPool::Flush>{{5000, 100, false}});
 
-    auto quiet = handler.handle(message(
-        {.operation = Operation::deep_persist_inline, .sequence = 43, .offset = 8192, .length = 8},
-        pattern(8, 1)));
+    auto quiet = handler.handle(message({.operation = protocol::LaneOperation::deep_persist_inline,
+                                         .sequence = 43,
+                                         .offset = 8192,
+                                         .length = 8},
+                                        pattern(8, 1)));
     CHECK_FALSE(quiet.reply);
     CHECK(pool.flushes.back() == MemoryPool::Flush{8192, 8, true});
 }
@@ -92,13 +96,18 @@ TEST_CASE("an inline persist lands in the pool, is flushed, and is acknowledged 
 TEST_CASE("flush, deep flush and barrier do what they say") {
     MemoryPool pool(64 * 1024);
     RequestHandler handler(pool, 4096, 0);
+    CHECK_FALSE(handler
+                    .handle(message(
+                        {.operation = protocol::LaneOperation::flush, .offset = 0, .length = 10}))
+                    .reply);
     CHECK_FALSE(
-        handler.handle(message({.operation = Operation::flush, .offset = 0, .length = 10})).reply);
-    CHECK_FALSE(
-        handler.handle(message({.operation = Operation::deep_flush, .offset = 16, .length = 32}))
+        handler
+            .handle(message(
+                {.operation = protocol::LaneOperation::deep_flush, .offset = 16, .length = 32}))
             .reply);
-    auto barrier = handler.handle(
-        message({.operation = Operation::barrier, .flags = kAckRequested, .sequence = 7}));
+    auto barrier = handler.handle(message({.operation = protocol::LaneOperation::barrier,
+                                           .flags = protocol::kAckRequested,
+                                           .sequence = 7}));
     REQUIRE(barrier.reply);
     CHECK(barrier.reply->sequence == 7);
     CHECK(pool.flushes == std::vector<MemoryPool::Flush>{{0, 10, false}, {16, 32, true}});
@@ -108,8 +117,8 @@ TEST_CASE("a failed flush is answered with its errno, even unasked") {
     MemoryPool pool(64 * 1024);
     pool.fail_with = EIO;
     RequestHandler handler(pool, 4096, 0);
-    auto outcome =
-        handler.handle(message({.operation = Operation::flush, .sequence = 9, .length = 4096}));
+    auto outcome = handler.handle(
+        message({.operation = protocol::LaneOperation::flush, .sequence = 9, .length = 4096}));
     REQUIRE(outcome.reply);
     CHECK(outcome.reply->sequence == 9);
     CHECK(outcome.reply->status == EIO);
@@ -122,26 +131,29 @@ TEST_CASE("a malformed or out-of-range message leaves the pool untouched and clo
     auto untouched = pattern(0, 0);
 
     SECTION("into the header") {
-        auto outcome = handler.handle(message(
-            {.operation = Operation::persist_inline, .sequence = 5, .offset = 0, .length = 8},
-            pattern(8, 9)));
+        auto outcome = handler.handle(message({.operation = protocol::LaneOperation::persist_inline,
+                                               .sequence = 5,
+                                               .offset = 0,
+                                               .length = 8},
+                                              pattern(8, 9)));
         REQUIRE(outcome.reply);
         CHECK(outcome.reply->sequence == 5);
         CHECK(outcome.reply->status == EINVAL);
         CHECK(outcome.close_lane);
     }
     SECTION("past the end") {
-        auto outcome = handler.handle(
-            message({.operation = Operation::persist_inline, .offset = 16 * 1024 - 4, .length = 8},
-                    pattern(8, 9)));
+        auto outcome = handler.handle(message({.operation = protocol::LaneOperation::persist_inline,
+                                               .offset = 16 * 1024 - 4,
+                                               .length = 8},
+                                              pattern(8, 9)));
         REQUIRE(outcome.reply);
         CHECK(outcome.reply->status == EINVAL);
         CHECK(outcome.close_lane);
     }
     SECTION("more inline data than the lane's buffer") {
-        auto outcome = handler.handle(
-            message({.operation = Operation::persist_inline, .offset = 4096, .length = 4104},
-                    pattern(4104, 9)));
+        auto outcome = handler.handle(message(
+            {.operation = protocol::LaneOperation::persist_inline, .offset = 4096, .length = 4104},
+            pattern(4104, 9)));
         REQUIRE(outcome.reply);
         CHECK(outcome.reply->status == EPROTO);
         CHECK(outcome.close_lane);

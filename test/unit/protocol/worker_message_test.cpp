@@ -44,13 +44,13 @@ Bytes encoded(const protocol::WorkerMessage& message) {
 TEST_CASE("every worker message round-trips", "[protocol][worker]") {
     protocol::WorkerStarted started;
     started.session_id = 7;
-    started.provider = "tcp";
-    started.host = "127.0.0.1";
-    started.port = 40000;
-    started.remote_base = ~0ULL - 4095; // offset addressing minus the header: wraps
-    started.remote_key = 0x1234;
-    started.lanes = 4;
-    started.inline_buffer_size = 4096;
+    started.data_path.provider = "tcp";
+    started.data_path.host = "127.0.0.1";
+    started.data_path.port = 40000;
+    started.data_path.remote_base = ~0ULL - 4095; // offset addressing minus the header: wraps
+    started.data_path.remote_key = 0x1234;
+    started.data_path.lanes = 4;
+    started.data_path.inline_buffer_size = 4096;
     started.software_provider = true;
     started.offers_rma_pmem = true;
     protocol::WorkerStarted refused;

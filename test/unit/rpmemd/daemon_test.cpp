@@ -79,10 +79,10 @@ class CountingPlane final : public DataPlane {
 public:
     explicit CountingPlane(int& stops)
         : stops_(stops) {
-        info_.provider = "tcp";
-        info_.host = "127.0.0.1";
-        info_.port = 1;
-        info_.lanes = 1;
+        info_.path.provider = "tcp";
+        info_.path.host = "127.0.0.1";
+        info_.path.port = 1;
+        info_.path.lanes = 1;
     }
     const DataPlaneInfo& info() const noexcept override { return info_; }
     void stop() noexcept override {

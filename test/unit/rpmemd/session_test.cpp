@@ -65,13 +65,13 @@ DataPlaneFactory test_factory(PlaneRecord& record) {
         if (record.failure)
             return fail(*record.failure);
         DataPlaneInfo info;
-        info.provider = "tcp";
-        info.host = request.bind_host;
-        info.port = 4242;
-        info.remote_base = 0x7f0000000000;
-        info.remote_key = 77;
-        info.lanes = request.lanes;
-        info.inline_buffer_size = 4096;
+        info.path.provider = "tcp";
+        info.path.host = request.bind_host;
+        info.path.port = 4242;
+        info.path.remote_base = 0x7f0000000000;
+        info.path.remote_key = 77;
+        info.path.lanes = request.lanes;
+        info.path.inline_buffer_size = 4096;
         info.traits = record.traits;
         return std::make_unique<TestDataPlane>(info, request.pool->set(), record);
     };

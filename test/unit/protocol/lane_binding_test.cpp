@@ -4,9 +4,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "persist/lane_binding.h"
+#include "protocol/lane_binding.h"
 
-using namespace rpmem::persist;
+using namespace rpmem::protocol;
 
 TEST_CASE("lane binding golden bytes and round trip") {
     LaneBinding binding;

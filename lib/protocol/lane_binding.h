@@ -7,8 +7,9 @@
 #include <span>
 
 #include "base/error.h"
+#include "protocol/session_token.h"
 
-namespace rpmem::persist {
+namespace rpmem::protocol {
 
 // What a lane's connection request carries as private data: the session's one-time token
 // (learnt over the TLS channel) and the lane's index. The target admits a connection only when
@@ -16,20 +17,15 @@ namespace rpmem::persist {
 // that session's registered pool. Layout: "RPML" magic, u32 version (1), 32-byte token, u32
 // lane (little-endian).
 struct LaneBinding {
-    static constexpr std::size_t kTokenLength = 32;
-    std::array<std::uint8_t, kTokenLength> token{};
+    SessionToken token{};
     std::uint32_t lane = 0;
 };
 
-inline constexpr std::size_t kLaneBindingSize = 4 + 4 + LaneBinding::kTokenLength + 4;
+inline constexpr std::size_t kLaneBindingSize = 4 + 4 + kSessionTokenLength + 4;
 
 std::array<std::byte, kLaneBindingSize> encode(const LaneBinding& binding) noexcept;
 
 // EPROTO for anything but a well-formed binding of this version.
 Result<LaneBinding> decode_lane_binding(std::span<const std::byte> data);
 
-// Compares tokens in constant time (no early exit that would leak a prefix).
-bool same_token(const std::array<std::uint8_t, LaneBinding::kTokenLength>& a,
-                const std::array<std::uint8_t, LaneBinding::kTokenLength>& b) noexcept;
-
-} // namespace rpmem::persist
+} // namespace rpmem::protocol

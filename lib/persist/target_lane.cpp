@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "persist/target_lane.h"
+
+#include <algorithm>
+#include <cerrno>
+
+#include <fmt/format.h>
+#include <rdma/fi_errno.h>
+#include <spdlog/logger.h>
+
+#include "base/library_logger.h"
+#include "fabric/deadline.h"
+
+namespace rpmem::persist {
+
+using protocol::kLaneCredits;
+using protocol::kLaneReplySize;
+
+namespace {
+
+spdlog::logger& logger() {
+    return library_logger("rpmem.persist");
+}
+
+} // namespace
+
+std::size_t TargetLane::buffer_size(std::size_t inline_size) noexcept {
+    return kLaneCredits * protocol::lane_slot_size(inline_size) + kReplySlots * kLaneReplySize;
+}
+
+TargetLane::TargetLane(unsigned index, const TargetPool& pool, std::size_t inline_size,
+                       std::size_t protected_prefix, const fabric::MemoryRegion& buffers,
+                       std::size_t buffer_offset, fabric::EventQueue& events, std::string name)
+    : index_(index)
+    , handler_(pool, inline_size, protected_prefix)
+    , slot_size_(protocol::lane_slot_size(inline_size))
+    , buffers_(buffers)
+    , buffer_offset_(buffer_offset)
+    , events_(events)
+    , name_(std::move(name)) {
+    for (unsigned i = 0; i < kLaneCredits; ++i)
+        receives_[i] = {this, false, i, false};
+    for (unsigned i = 0; i < kReplySlots; ++i)
+        replies_[i] = {this, true, i, false};
+}
+
+TargetLane* TargetLane::owner_of(void* context) noexcept {
+    return context != nullptr ? static_cast<Slot*>(context)->lane : nullptr;
+}
+
+std::size_t TargetLane::receive_offset(unsigned index) const noexcept {
+    return buffer_offset_ + index * slot_size_;
+}
+
+std::size_t TargetLane::reply_offset(unsigned index) const noexcept {
+    return buffer_offset_ + kLaneCredits * slot_size_ + index * kLaneReplySize;
+}
+
+Result<void> TargetLane::accept(fabric::Endpoint endpoint) {
+    if (endpoint_ || retired_)
+        return fail(EBUSY, fmt::format("lane {} is already connected or was closed", index_));
+    for (Slot& slot : receives_) {
+        if (auto posted =
+                endpoint.post_receive(buffers_, receive_offset(slot.index), slot_size_, &slot);
+            !posted)
+            return posted;
+    }
+    if (auto accepted = endpoint.accept(); !accepted)
+        return accepted;
+    endpoint_.emplace(std::move(endpoint));
+    next_reply_ = 0;
+    return {};
+}
+
+void TargetLane::on_completion(const fabric::Completion& completion) {
+    auto* slot = static_cast<Slot*>(completion.context);
+    if (slot->reply)
+        slot->busy = false;
+    else if ((completion.flags & FI_RECV) != 0)
+        on_receive(*slot, completion.length);
+}
+
+void TargetLane::on_failure(const fabric::CompletionError& failure) {
+    static_cast<Slot*>(failure.context)->busy = false;
+    // A connection that ends, cleanly or not, cancels the receives still posted on it;
+    // "operation canceled" would only puzzle whoever reads the log.
+    close(failure.error.native_code() == FI_ECANCELED ? std::string("the initiator disconnected")
+                                                      : failure.error.message());
+}
+
+void TargetLane::check_connection() {
+    if (endpoint_ && endpoint_->state().failed())
+        close(endpoint_->state().failure().message());
+}
+
+void TargetLane::on_receive(Slot& slot, std::size_t length) {
+    if (!endpoint_)
+        return;
+    const std::size_t offset = receive_offset(slot.index);
+    auto outcome = handler_.handle({buffers_.data() + offset, std::min(length, slot_size_)});
+
+    if (outcome.close_lane) {
+        if (outcome.reply)
+            send_reply(*outcome.reply);
+        close(fmt::format("malformed persist message (status {})",
+                          outcome.reply ? outcome.reply->status : 0));
+        return;
+    }
+    // The buffer is free again: repost it before answering, so the initiator's next message
+    // (which our reply allows) always finds it.
+    if (auto posted = endpoint_->post_receive(buffers_, offset, slot_size_, &slot); !posted) {
+        close(posted.error().message());
+        return;
+    }
+    if (outcome.reply)
+        send_reply(*outcome.reply);
+}
+
+void TargetLane::send_reply(const protocol::LaneReply& reply) {
+    Slot& slot = replies_[next_reply_];
+    if (slot.busy) {
+        // More replies in flight than the credits allow: the initiator broke the protocol.
+        close("reply buffers exhausted");
+        return;
+    }
+    next_reply_ = (next_reply_ + 1) % kReplySlots;
+    const std::size_t offset = reply_offset(slot.index);
+    protocol::encode(reply, {buffers_.data() + offset, kLaneReplySize});
+
+    std::optional<fabric::Deadline> deadline; // read the clock only when a retry is needed
+    for (;;) {
+        auto sent = endpoint_->send(buffers_, offset, kLaneReplySize, fabric::Signal::yes, &slot);
+        if (sent) {
+            slot.busy = true;
+            return;
+        }
+        // A lane's first message can arrive before its FI_CONNECTED event was read.
+        if (!deadline)
+            deadline = fabric::deadline_after(std::chrono::seconds(1));
+        if (sent.error().errno_value() != ENOTCONN || fabric::Clock::now() >= *deadline) {
+            close(sent.error().message());
+            return;
+        }
+        (void)events_.pump(std::chrono::milliseconds(1));
+    }
+}
+
+void TargetLane::close(std::string_view why) {
+    if (!endpoint_)
+        return;
+    logger().info("{}: lane {} closed: {}", name_, index_, why);
+    shutdown();
+}
+
+void TargetLane::shutdown() noexcept {
+    if (!endpoint_)
+        return;
+    (void)endpoint_->shutdown();
+    endpoint_.reset();
+    retired_ = true;
+    for (Slot& reply : replies_)
+        reply.busy = false;
+}
+
+} // namespace rpmem::persist

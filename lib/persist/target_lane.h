@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/error.h"
+#include "fabric/completion_queue.h"
+#include "fabric/endpoint.h"
+#include "fabric/event_queue.h"
+#include "fabric/memory_region.h"
+#include "persist/request_handler.h"
+#include "protocol/lane_message.h"
+
+namespace rpmem::persist {
+
+// The target half of one lane, beside InitiatorLane: its slots in the target's message buffers
+// (kLaneCredits receive slots of lane_slot_size(inline) bytes, then a ring of reply slots),
+// the handling of each message (RequestHandler: validate, copy with 8-byte stores, flush) and
+// the reply. The loop that owns the lanes (one responder thread for a session, reading one
+// completion queue shared by every lane's endpoint) hands each completion to the lane that
+// posted it (owner_of), and keeps the provider progressing.
+//
+// A lane is connected at most once: after it closes, for any reason, it refuses to be accepted
+// again, so that a session's lane cannot be taken over by a second connection. Not movable
+// (completion contexts point into it); used by the one responder thread.
+class TargetLane {
+public:
+    // Reply slots: twice the credits, so a reply's buffer is never reused while its send may
+    // still be in flight (the initiator has at most kLaneCredits messages unacknowledged).
+    static constexpr std::size_t kReplySlots = 2 * protocol::kLaneCredits;
+
+    // Bytes of the message buffers one lane uses, for `inline_size` bytes of inline data.
+    static std::size_t buffer_size(std::size_t inline_size) noexcept;
+
+    // `buffers` is registered for receive and send; this lane uses buffer_size() bytes of it
+    // from `buffer_offset`. `name` prefixes log lines ("session 7").
+    TargetLane(unsigned index, const TargetPool& pool, std::size_t inline_size,
+               std::size_t protected_prefix, const fabric::MemoryRegion& buffers,
+               std::size_t buffer_offset, fabric::EventQueue& events, std::string name);
+    TargetLane(const TargetLane&) = delete;
+    TargetLane& operator=(const TargetLane&) = delete;
+
+    // The lane a completion (or a failed completion) belongs to: every context this lane posts
+    // points at one of its slots. Null for contexts that are no lane's.
+    static TargetLane* owner_of(void* context) noexcept;
+
+    // Takes a freshly created endpoint, posts the receive slots and accepts the connection.
+    // Refused (EBUSY) when the lane is or was connected; the endpoint is then dropped.
+    Result<void> accept(fabric::Endpoint endpoint);
+
+    bool connected() const noexcept { return endpoint_.has_value(); }
+
+    // A completion this lane posted: a received message is handled and answered, a sent reply
+    // frees its slot.
+    void on_completion(const fabric::Completion& completion);
+    // A failed completion of this lane: the connection is gone or broken.
+    void on_failure(const fabric::CompletionError& failure);
+    // Closes the lane when its connection failed (seen on the event queue).
+    void check_connection();
+    // Shuts the connection down and retires the lane; `why` goes to the log.
+    void close(std::string_view why);
+    // The same without a log line, for the owner ending the session.
+    void shutdown() noexcept;
+
+private:
+    struct Slot {
+        TargetLane* lane = nullptr;
+        bool reply = false; // else a receive slot
+        unsigned index = 0;
+        bool busy = false; // reply slots: a send from it has not completed yet
+    };
+
+    void on_receive(Slot& slot, std::size_t length);
+    void send_reply(const protocol::LaneReply& reply);
+    std::size_t receive_offset(unsigned index) const noexcept;
+    std::size_t reply_offset(unsigned index) const noexcept;
+
+    unsigned index_;
+    RequestHandler handler_;
+    std::size_t slot_size_;
+    const fabric::MemoryRegion& buffers_;
+    std::size_t buffer_offset_;
+    fabric::EventQueue& events_;
+    std::string name_;
+
+    std::optional<fabric::Endpoint> endpoint_;
+    std::array<Slot, protocol::kLaneCredits> receives_{};
+    std::array<Slot, kReplySlots> replies_{};
+    unsigned next_reply_ = 0;
+    bool retired_ = false; // was connected once and closed: never accepted again
+};
+
+} // namespace rpmem::persist

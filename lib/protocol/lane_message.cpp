@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "protocol/lane_message.h"
+
+#include <cerrno>
+
+#include <fmt/format.h>
+
+#include "base/little_endian.h"
+
+namespace rpmem::protocol {
+
+namespace {
+
+bool known(std::uint8_t operation) noexcept {
+    return operation >= static_cast<std::uint8_t>(LaneOperation::persist_inline) &&
+           operation <= static_cast<std::uint8_t>(LaneOperation::barrier);
+}
+
+Result<LaneRequest> validate(std::span<const std::byte> message, const LaneLimits& limits) {
+    const std::byte* in = message.data();
+    auto operation = load_le<std::uint8_t>(in);
+    if (!known(operation))
+        return fail(EPROTO, fmt::format("persist message has unknown operation {}", operation),
+                    ErrorSource::protocol);
+    LaneRequest request;
+    request.operation = static_cast<LaneOperation>(operation);
+    request.flags = load_le<std::uint8_t>(in + 1);
+    if ((request.flags & ~kAckRequested) != 0)
+        return fail(EPROTO, fmt::format("persist message has unknown flags {:#x}", request.flags),
+                    ErrorSource::protocol);
+    if (load_le<std::uint16_t>(in + 2) != 0 || load_le<std::uint64_t>(in + 24) != 0)
+        return fail(EPROTO, "persist message has non-zero reserved fields", ErrorSource::protocol);
+    request.sequence = load_le<std::uint32_t>(in + 4);
+    request.offset = load_le<std::uint64_t>(in + 8);
+    request.length = load_le<std::uint64_t>(in + 16);
+
+    const std::uint64_t data_length = message.size() - kLaneHeaderSize;
+    if (request.carries_data()) {
+        if (request.length > limits.inline_limit)
+            return fail(EPROTO,
+                        fmt::format("persist message carries {} bytes inline, more than the "
+                                    "lane's {}",
+                                    request.length, limits.inline_limit),
+                        ErrorSource::protocol);
+        if (request.length != data_length)
+            return fail(EPROTO,
+                        fmt::format("persist message says {} bytes of data but {} arrived",
+                                    request.length, data_length),
+                        ErrorSource::protocol);
+    } else if (data_length != 0) {
+        return fail(EPROTO,
+                    fmt::format("persist message without data carries {} bytes", data_length),
+                    ErrorSource::protocol);
+    }
+
+    if (request.offset > limits.pool_size || request.length > limits.pool_size - request.offset)
+        return fail(EINVAL, fmt::format("range [{}, +{}) is outside the pool of {} bytes",
+                                        request.offset, request.length, limits.pool_size));
+    if (request.length != 0 && request.offset < limits.protected_prefix)
+        return fail(EINVAL, fmt::format("range [{}, +{}) overlaps the pool header (first {} "
+                                        "bytes)",
+                                        request.offset, request.length, limits.protected_prefix));
+    return request;
+}
+
+} // namespace
+
+void encode(const LaneRequest& request, std::span<std::byte> out) noexcept {
+    std::byte* o = out.data();
+    store_le(o, static_cast<std::uint8_t>(request.operation));
+    store_le(o + 1, request.flags);
+    store_le(o + 2, std::uint16_t{0});
+    store_le(o + 4, request.sequence);
+    store_le(o + 8, request.offset);
+    store_le(o + 16, request.length);
+    store_le(o + 24, std::uint64_t{0});
+}
+
+void encode(const LaneReply& reply, std::span<std::byte> out) noexcept {
+    std::byte* o = out.data();
+    store_le(o, reply.sequence);
+    store_le(o + 4, reply.status);
+    store_le(o + 8, std::uint64_t{0});
+}
+
+Decoded<LaneRequest> decode_lane_request(std::span<const std::byte> message,
+                                         const LaneLimits& limits) {
+    if (message.size() < kLaneHeaderSize)
+        return {0, fail(EPROTO,
+                        fmt::format("persist message of {} bytes is shorter than its {}-byte "
+                                    "header",
+                                    message.size(), kLaneHeaderSize),
+                        ErrorSource::protocol)};
+    return {load_le<std::uint32_t>(message.data() + 4), validate(message, limits)};
+}
+
+Result<LaneReply> decode_lane_reply(std::span<const std::byte> message) {
+    if (message.size() != kLaneReplySize)
+        return fail(
+            EPROTO,
+            fmt::format("persist reply of {} bytes, expected {}", message.size(), kLaneReplySize),
+            ErrorSource::protocol);
+    if (load_le<std::uint64_t>(message.data() + 8) != 0)
+        return fail(EPROTO, "persist reply has non-zero reserved fields", ErrorSource::protocol);
+    return LaneReply{load_le<std::uint32_t>(message.data()),
+                     load_le<std::uint32_t>(message.data() + 4)};
+}
+
+} // namespace rpmem::protocol
