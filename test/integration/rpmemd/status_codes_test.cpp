@@ -103,7 +103,8 @@ TEST_CASE("statuses of the pool store and the session, one daemon") {
           Pair{Status::pool_config, EINVAL});
     // 6 FATAL: a part path that cannot be a file (a component is a regular file)
     host.dir().write("plainfile", "x");
-    host.write_set("broken.set", "PMEMPOOLSET\n2M " + (host.dir() / "plainfile/part") + "\n");
+    host.write_set("broken.set",
+                   "PMEMPOOLSET\n2M " + (host.dir() / "plainfile/part").string() + "\n");
     CHECK(outcome<protocol::CreateReply>(*client, create_request("broken.set")) ==
           Pair{Status::fatal, EREMOTEIO});
     // 18 ours: set_attr on a pool without headers

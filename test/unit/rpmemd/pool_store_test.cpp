@@ -14,13 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pool_fixtures.h"
 #include "poolset/parser.h"
 #include "poolset/pool_header.h"
 #include "poolset/pool_mapping.h"
 #include "rpmemd/pool_set_file.h"
 #include "rpmemd/pool_store.h"
 #include "rpmemd/status_error.h"
-#include "rpmemd_test_support.h"
+#include "temp_dir.h"
 
 using namespace rpmem;
 using namespace rpmem::daemon;
@@ -284,7 +285,7 @@ TEST_CASE("each store failure answers with its status") {
     SECTION("no_exist: parts missing on open, set missing") {
         CHECK(status_of_failure(store.open({"a", "pool.set", 0, 1})) == Status::no_exist);
         CHECK(status_of_failure(store.open({"a", "other.set", 0, 1})) == Status::no_exist);
-        dir.write("sets/nodir.set", "PMEMPOOLSET\n2M " + (dir / "nodir/part") + "\n");
+        dir.write("sets/nodir.set", "PMEMPOOLSET\n2M " + (dir / "nodir/part").string() + "\n");
         CHECK(status_of_failure(store.create({"a", "nodir.set", 0, 1}, attributes)) ==
               Status::no_exist);
     }
@@ -300,10 +301,10 @@ TEST_CASE("each store failure answers with its status") {
     }
     SECTION("pool_config: sets rpmemd cannot serve") {
         dir.write("sets/replica.set", test::pool_set_text(dir.path(), "r", 1) + "REPLICA\n" +
-                                          "2M " + (dir / "r.replica") + "\n");
+                                          "2M " + (dir / "r.replica").string() + "\n");
         dir.write("sets/remote.set",
                   test::pool_set_text(dir.path(), "rr", 1) + "REPLICA host remote.set\n");
-        dir.write("sets/small.set", "PMEMPOOLSET\n1M " + (dir / "small") + "\n");
+        dir.write("sets/small.set", "PMEMPOOLSET\n1M " + (dir / "small").string() + "\n");
         dir.write("sets/garbage.set", "this is not a pool set\n");
         for (const char* name : {"replica.set", "remote.set", "small.set", "garbage.set"}) {
             CAPTURE(name);
@@ -322,7 +323,7 @@ TEST_CASE("each store failure answers with its status") {
     }
     SECTION("fatal: a part path through a regular file") {
         dir.write("file", "x");
-        dir.write("sets/notdir.set", "PMEMPOOLSET\n2M " + (dir / "file/part") + "\n");
+        dir.write("sets/notdir.set", "PMEMPOOLSET\n2M " + (dir / "file/part").string() + "\n");
         CHECK(status_of_failure(store.create({"a", "notdir.set", 0, 1}, attributes)) ==
               Status::fatal);
     }

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "rpmemd/worker/sandbox.h"
-#include "rpmemd_test_support.h"
+#include "temp_dir.h"
 
 using namespace rpmem;
 using namespace rpmem::daemon;
