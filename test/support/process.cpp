@@ -4,8 +4,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include <fcntl.h>
@@ -98,6 +96,17 @@ Process Process::spawn(const std::vector<std::string>& argv, const EnvironmentCh
     return Process(pid);
 }
 
+Process Process::spawn(const std::vector<std::string>& argv, const EnvironmentChanges& environment,
+                       const std::filesystem::path& stdout_log,
+                       const std::filesystem::path& stderr_log) {
+    const int out_fd = open_log(stdout_log);
+    const int err_fd = open_log(stderr_log);
+    pid_t pid = start_child(argv, environment, out_fd, err_fd, -1);
+    ::close(out_fd);
+    ::close(err_fd);
+    return Process(pid);
+}
+
 Process Process::spawn_piped(const std::vector<std::string>& argv,
                              const EnvironmentChanges& environment, int& stdout_fd,
                              const std::optional<std::filesystem::path>& log) {
@@ -161,6 +170,16 @@ void Process::signal(int number) const {
         ::kill(pid_, number);
 }
 
+int Process::stop(int number, std::chrono::milliseconds patience) {
+    if (pid_ <= 0)
+        return -1;
+    signal(number);
+    if (auto status = wait_for(patience))
+        return *status;
+    signal(SIGKILL);
+    return *wait_for(std::chrono::hours(1)); // SIGKILL cannot be caught: the end is near
+}
+
 std::optional<int> Process::wait_for(std::chrono::milliseconds timeout) {
     if (pid_ <= 0)
         throw std::logic_error("wait_for: no child");
@@ -193,18 +212,81 @@ std::optional<int> Process::wait_for(std::chrono::milliseconds timeout) {
 RunResult run(const std::vector<std::string>& argv, const EnvironmentChanges& environment,
               std::chrono::milliseconds timeout) {
     TempDir scratch("rpmem-run");
-    const auto log = scratch / "output";
-    Process child = Process::spawn(argv, environment, log);
+    Process child = Process::spawn(argv, environment, scratch / "stdout", scratch / "stderr");
     RunResult result;
     auto status = child.wait_for(timeout);
     result.status = status ? *status : -1;
     if (!status)
-        child.signal(SIGKILL);
-    std::ifstream in(log);
-    std::ostringstream text;
-    text << in.rdbuf();
-    result.output = text.str();
+        child.stop(SIGKILL);
+    result.out = scratch.read("stdout");
+    result.err = scratch.read("stderr");
     return result;
+}
+
+ChildOutcome run_in_child(const std::function<std::string(int report_fd)>& body,
+                          std::chrono::milliseconds timeout) {
+    int report[2];
+    if (::pipe2(report, O_CLOEXEC) != 0)
+        throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        const int error = errno;
+        ::close(report[0]);
+        ::close(report[1]);
+        throw std::runtime_error(std::string("fork: ") + std::strerror(error));
+    }
+    if (pid == 0) {
+        ::close(report[0]);
+        std::string message;
+        try {
+            message = body(report[1]);
+        } catch (const std::exception& error) {
+            message = std::string("exception: ") + error.what();
+        } catch (...) {
+            message = "an exception that is not a std::exception";
+        }
+        (void)!::write(report[1], message.data(), message.size());
+        ::_exit(message.empty() ? 0 : 1);
+    }
+    ::close(report[1]);
+    Process child = Process::adopt(pid);
+    ChildOutcome outcome;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    // The message ends when the child's end of the pipe closes: at its exit.
+    bool ended = false;
+    while (!ended) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        pollfd entry{report[0], POLLIN, 0};
+        if (left.count() <= 0 || ::poll(&entry, 1, static_cast<int>(left.count())) == 0)
+            break;
+        char buffer[512];
+        const ssize_t got = ::read(report[0], buffer, sizeof buffer);
+        if (got < 0 && errno == EINTR)
+            continue;
+        ended = got <= 0;
+        if (got > 0)
+            outcome.message.append(buffer, static_cast<std::size_t>(got));
+    }
+    ::close(report[0]);
+    if (!ended) {
+        child.stop(SIGKILL);
+        outcome.message += outcome.message.empty() ? "" : "; ";
+        outcome.message += "the child did not finish by the deadline";
+        return outcome;
+    }
+    // Its pipe closed as it exited: it is about to be a zombie.
+    const auto status = child.wait_for(timeout);
+    outcome.status = status ? *status : -1;
+    return outcome;
+}
+
+void apply_environment(const EnvironmentChanges& changes) {
+    for (const auto& [name, value] : changes) {
+        const int rc = value ? ::setenv(name.c_str(), value->c_str(), 1) : ::unsetenv(name.c_str());
+        if (rc != 0)
+            throw std::runtime_error("setting " + name + ": " + std::strerror(errno));
+    }
 }
 
 std::string required_environment(const char* name) {

@@ -1,36 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "rpmemd_instance.h"
 
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "channel/credentials.h"
+#include "rpmemd_launch.h"
 
 namespace rpmem::test {
-
-namespace {
-
-constexpr std::chrono::seconds kStartTimeout{30};
-
-std::string read_file(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-} // namespace
 
 RpmemdInstance::RpmemdInstance(const TempDir& root, const Options& options)
     : dir_(root / "rpmemd")
@@ -53,7 +33,6 @@ RpmemdInstance::RpmemdInstance(const TempDir& root, const Options& options)
     std::ofstream config(config_);
     config << "poolset-dir = " << poolset_dir_.string() << "\n"
            << "listen = 127.0.0.1:0\n"
-           << "port-file = " << port_file_.string() << "\n"
            << "tls-ca = " << (tls_dir_ / "ca.crt").string() << "\n"
            << "tls-cert = " << (tls_dir_ / "server.crt").string() << "\n"
            << "tls-key = " << (tls_dir_ / "server.key").string() << "\n"
@@ -65,55 +44,19 @@ RpmemdInstance::RpmemdInstance(const TempDir& root, const Options& options)
 }
 
 RpmemdInstance::~RpmemdInstance() {
-    if (process_.running()) {
-        process_.signal(SIGTERM);
-        if (!process_.wait_for(std::chrono::seconds(10)))
-            process_.signal(SIGKILL);
-    }
+    (void)process_.stop(SIGTERM, std::chrono::seconds(10));
 }
 
 void RpmemdInstance::start() {
-    std::filesystem::remove(port_file_);
-    if (::mkfifo(port_file_.c_str(), 0600) != 0)
-        throw std::runtime_error("mkfifo " + port_file_.string() + ": " + std::strerror(errno));
-    EnvironmentChanges environment;
+    RpmemdLaunch launch;
+    launch.config = config_;
+    launch.port_file = port_file_;
     if (pmem_)
-        environment["PMEM_IS_PMEM_FORCE"] = "1";
-    process_ = Process::spawn({required_environment("RPMEMD"), "--config", config_.string()},
-                              environment, log_);
-
-    // Wait for the port line on the FIFO, or for the daemon's death, whichever comes first.
-    const int fifo = ::open(port_file_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, process_.pid(), 0));
-    if (fifo < 0 || pidfd < 0)
-        throw std::runtime_error(std::string("waiting for rpmemd: ") + std::strerror(errno));
-    const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
-    std::string line;
-    bool died = false;
-    while (line.find('\n') == std::string::npos && !died) {
-        const auto left = std::chrono::ceil<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0)
-            break;
-        pollfd entries[2] = {{fifo, POLLIN, 0}, {pidfd, POLLIN, 0}};
-        if (::poll(entries, 2, static_cast<int>(left.count())) < 0 && errno != EINTR)
-            break;
-        if ((entries[0].revents & POLLIN) != 0) {
-            char buffer[32];
-            ssize_t got = ::read(fifo, buffer, sizeof buffer);
-            if (got > 0)
-                line.append(buffer, static_cast<std::size_t>(got));
-        }
-        if ((entries[1].revents & POLLIN) != 0 && line.find('\n') == std::string::npos)
-            died = true;
-    }
-    ::close(fifo);
-    ::close(pidfd);
-    if (line.find('\n') == std::string::npos)
-        throw std::runtime_error((died ? "rpmemd exited before listening: "
-                                       : "rpmemd did not report its port in time: ") +
-                                 read_file(log_));
-    port_ = static_cast<std::uint16_t>(std::stoul(line));
+        launch.environment["PMEM_IS_PMEM_FORCE"] = "1";
+    launch.log = log_;
+    StartedRpmemd started = start_rpmemd(launch);
+    process_ = std::move(started.process);
+    port_ = started.port;
 }
 
 EnvironmentChanges RpmemdInstance::client_environment() const {
@@ -141,13 +84,7 @@ void RpmemdInstance::kill(int signal) {
 }
 
 int RpmemdInstance::stop() {
-    process_.signal(SIGTERM);
-    auto status = process_.wait_for(std::chrono::seconds(20));
-    if (!status) {
-        process_.signal(SIGKILL);
-        return -1;
-    }
-    return *status;
+    return process_.stop(SIGTERM);
 }
 
 void RpmemdInstance::restart() {

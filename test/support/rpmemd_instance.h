@@ -13,9 +13,8 @@ namespace rpmem::test {
 
 // A real rpmemd for a test: credentials made for it (CA, server certificate for localhost and
 // 127.0.0.1, client certificate), a pool set directory, a config file, the daemon started as a
-// child listening on 127.0.0.1 at a free port (read back through its port file), and the client
-// environment that reaches it. The binary comes from the RPMEMD variable meson sets. Stopped
-// (SIGTERM, then SIGKILL) when the object goes.
+// child listening on 127.0.0.1 at a free port (started by start_rpmemd), and the client
+// environment that reaches it. Stopped (SIGTERM, then SIGKILL) when the object goes.
 class RpmemdInstance {
 public:
     struct Options {

@@ -5,7 +5,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
+
+#include <sys/stat.h>
 
 namespace rpmem::test {
 
@@ -30,6 +33,35 @@ std::filesystem::path TempDir::write(std::string_view name, std::string_view tex
     if (!out)
         throw std::runtime_error("writing " + file.string());
     return file;
+}
+
+std::filesystem::path TempDir::write(std::string_view name, std::string_view text,
+                                     mode_t mode) const {
+    std::filesystem::path file = write(name, text);
+    if (::chmod(file.c_str(), mode) != 0)
+        throw std::runtime_error("chmod " + file.string() + ": " + std::strerror(errno));
+    return file;
+}
+
+std::string TempDir::read(std::string_view name) const {
+    const std::filesystem::path file = path_ / name;
+    std::ifstream in(file, std::ios::binary);
+    if (!in)
+        throw std::runtime_error("reading " + file.string());
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::string TempDir::expand(std::string_view text) const {
+    std::string out;
+    for (char c : text) {
+        if (c == '@')
+            out += path_.string();
+        else
+            out += c;
+    }
+    return out;
 }
 
 } // namespace rpmem::test

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include <sys/types.h>
+
 namespace rpmem::test {
 
 // A fresh directory under the system's temporary directory, removed with everything in it
@@ -19,8 +21,15 @@ public:
     const std::filesystem::path& path() const noexcept { return path_; }
     std::filesystem::path operator/(std::string_view name) const { return path_ / name; }
 
-    // Writes `text` to `name` (creating parent directories) and returns its path.
+    // Writes `text` to `name` (creating parent directories) and returns its path. With
+    // `mode`, the file gets exactly these permission bits (the umask does not apply).
     std::filesystem::path write(std::string_view name, std::string_view text) const;
+    std::filesystem::path write(std::string_view name, std::string_view text, mode_t mode) const;
+    // The contents of `name`; throws when it cannot be read.
+    std::string read(std::string_view name) const;
+
+    // `text` with each '@' replaced by this directory's path (pool set files written for it).
+    std::string expand(std::string_view text) const;
 
 private:
     std::filesystem::path path_;

@@ -22,7 +22,7 @@ TEST_CASE("rpmemd killed mid-run: the application fails fast, acknowledged data 
     environment["RPMEM_LOG_LEVEL"] = "error";
 
     auto created = obj_tx({"create", set.string(), "1"}, environment);
-    INFO(created.output);
+    INFO(created.output());
     REQUIRE(created.status == 0);
 
     int output = -1;
@@ -62,9 +62,9 @@ TEST_CASE("rpmemd killed mid-run: the application fails fast, acknowledged data 
 
     // The target's file alone holds at least every acknowledged transaction.
     auto verified = verify_target_copy(root, target_part, "any", environment);
-    INFO(verified.output);
+    INFO(verified.output());
     REQUIRE(verified.status == 0);
-    auto count = std::stoull(verified.output.substr(verified.output.find("verified ") + 9));
+    auto count = std::stoull(verified.output().substr(verified.output().find("verified ") + 9));
     CHECK(count >= committed);
 }
 
@@ -83,9 +83,9 @@ TEST_CASE("rpmemd not running: creating and opening a replicated pool fail, sayi
         if (std::string(command) == "create")
             fs::remove(initiator_part(root));
         auto failed = obj_tx({command, set.string(), "1"}, environment);
-        INFO(command << ": " << failed.output);
+        INFO(command << ": " << failed.output());
         CHECK(failed.status == 1);
-        CHECK_THAT(failed.output,
+        CHECK_THAT(failed.output(),
                    Catch::Contains(rpmemd.target()) && Catch::Contains("Connection refused"));
     }
 }

@@ -17,21 +17,21 @@ TEST_CASE("pmempool create obj and pmempool rm on a set with a REPLICA line") {
 
     auto created =
         pmempool({"create", "obj", "--layout", "rpmem-compat", set.string()}, environment);
-    INFO(created.output);
+    INFO(created.output());
     REQUIRE(created.status == 0);
     CHECK(fs::exists(initiator_part(root)));
     CHECK(fs::exists(target_part));
 
     // The pool pmempool made is a working replicated pool.
     auto used = obj_tx({"run", set.string(), "0", "50"}, environment);
-    INFO(used.output);
+    INFO(used.output());
     REQUIRE(used.status == 0);
     auto verified = verify_target_copy(root, target_part, "50", environment);
-    INFO(verified.output);
+    INFO(verified.output());
     CHECK(verified.status == 0);
 
     auto removed = pmempool({"rm", "-v", set.string()}, environment);
-    INFO(removed.output);
+    INFO(removed.output());
     REQUIRE(removed.status == 0);
     CHECK_FALSE(fs::exists(initiator_part(root)));
     CHECK_FALSE(fs::exists(target_part));
@@ -41,7 +41,7 @@ TEST_CASE("pmempool create obj and pmempool rm on a set with a REPLICA line") {
     created = pmempool({"create", "obj", "--layout", "rpmem-compat", set.string()}, environment);
     REQUIRE(created.status == 0);
     removed = pmempool({"rm", "-a", set.string()}, environment);
-    INFO(removed.output);
+    INFO(removed.output());
     REQUIRE(removed.status == 0);
     CHECK_FALSE(fs::exists(target_part));
     CHECK_FALSE(fs::exists(rpmemd.poolset_dir() / "remote.set"));
@@ -53,23 +53,23 @@ TEST_CASE("pmempool sync rebuilds a deleted remote replica") {
     environment["RPMEM_SSH"] = required_environment("RPMEM_SSH_SHIM");
 
     auto created = obj_tx({"create", set.string(), "300"}, environment);
-    INFO(created.output);
+    INFO(created.output());
     REQUIRE(created.status == 0);
 
     fs::remove(target_part);
     auto synced = pmempool({"sync", "-v", set.string()}, environment);
-    INFO(synced.output);
+    INFO(synced.output());
     REQUIRE(synced.status == 0);
     REQUIRE(fs::exists(target_part));
 
     // The rebuilt replica holds every transaction, and the pool goes on replicating.
     auto verified = verify_target_copy(root, target_part, "300", environment);
-    INFO(verified.output);
+    INFO(verified.output());
     CHECK(verified.status == 0);
     auto more = obj_tx({"run", set.string(), "300", "20"}, environment);
-    INFO(more.output);
+    INFO(more.output());
     CHECK(more.status == 0);
     auto again = verify_target_copy(root, target_part, "320", environment);
-    INFO(again.output);
+    INFO(again.output());
     CHECK(again.status == 0);
 }

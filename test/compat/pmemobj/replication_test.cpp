@@ -30,13 +30,13 @@ TEST_CASE("an unmodified libpmemobj application replicates through a REPLICA lin
     environment["RPMEM_PROVIDER"] = provider;
 
     auto created = obj_tx({"create", set.string(), std::to_string(kTransactions)}, environment);
-    INFO(created.output);
+    INFO(created.output());
     REQUIRE(created.status == 0);
 
     // Reopening goes through rpmem_open and rpmem_read (libpmemobj checks the remote header
     // and reads the pool descriptor and heap through librpmem).
     auto reopened = obj_tx({"verify", set.string(), std::to_string(kTransactions)}, environment);
-    INFO(reopened.output);
+    INFO(reopened.output());
     REQUIRE(reopened.status == 0);
 
     // With rpmemd stopped, the initiator's part and the target's part form a local 2-replica
@@ -47,17 +47,17 @@ TEST_CASE("an unmodified libpmemobj application replicates through a REPLICA lin
                                            initiator_part(root).string() + "\nREPLICA\n" +
                                            kPoolSize + " " + target_part.string() + "\n");
     auto checked = pmempool({"check", "-v", check_set.string()}, environment);
-    INFO(checked.output);
+    INFO(checked.output());
     CHECK(checked.status == 0);
-    CHECK_THAT(checked.output, Catch::Contains("consistent"));
-    CHECK_THAT(checked.output, !Catch::Contains("not consistent"));
+    CHECK_THAT(checked.output(), Catch::Contains("consistent"));
+    CHECK_THAT(checked.output(), !Catch::Contains("not consistent"));
 
     // Failover: the target's copy as the master replica. The second replica is the
     // initiator's header page followed by the target's data, so no data byte comes from the
     // initiator: libpmemobj sees every transaction only if the target has them all.
     auto failover =
         verify_target_copy(root, target_part, std::to_string(kTransactions), environment);
-    INFO(failover.output);
+    INFO(failover.output());
     CHECK(failover.status == 0);
 }
 
@@ -73,9 +73,9 @@ TEST_CASE("two REPLICA lines to two rpmemd instances") {
     // One CA signs both daemons' certificates, so one client identity reaches both.
     EnvironmentChanges environment = pmdk_environment(first);
     auto created = obj_tx({"create", set.string(), "200"}, environment);
-    INFO(created.output);
+    INFO(created.output());
     REQUIRE(created.status == 0);
     auto verified = obj_tx({"verify", set.string(), "200"}, environment);
-    INFO(verified.output);
+    INFO(verified.output());
     CHECK(verified.status == 0);
 }

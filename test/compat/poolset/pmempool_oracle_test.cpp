@@ -15,15 +15,16 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "poolset/parser.h"
 #include "poolset/pool_set.h"
+#include "process.h"
+#include "temp_dir.h"
 
-extern char** environ;
+using rpmem::test::run;
+using rpmem::test::RunResult;
+using rpmem::test::TempDir;
 
 namespace {
 
@@ -130,60 +131,13 @@ const Case kCases[] = {
 };
 // clang-format on
 
-std::string substitute(std::string_view text, const std::string& dir) {
-    std::string out;
-    for (char c : text) {
-        if (c == '@')
-            out += dir;
-        else
-            out += c;
-    }
-    return out;
-}
+constexpr const char* kPmempool = "/usr/bin/pmempool";
 
-// Runs argv with PMEM_IS_PMEM_FORCE=1 (no msync on the temp files), output to `log`; returns
-// the exit status, or -1 if it did not exit normally.
-int run(const std::vector<std::string>& argv, const fs::path& log) {
-    std::vector<char*> args;
-    for (const std::string& arg : argv)
-        args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-
-    std::vector<std::string> env_storage{"PMEM_IS_PMEM_FORCE=1"};
-    for (char** e = environ; *e != nullptr; ++e) {
-        if (std::strncmp(*e, "PMEM_IS_PMEM_FORCE=", 19) != 0)
-            env_storage.emplace_back(*e);
-    }
-    std::vector<char*> env;
-    for (std::string& entry : env_storage)
-        env.push_back(entry.data());
-    env.push_back(nullptr);
-
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-    posix_spawn_file_actions_addclose(&actions, STDIN_FILENO);
-    pid_t pid = 0;
-    int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), env.data());
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) {
-        FAIL("cannot run " << argv[0] << ": " << std::strerror(rc));
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR)
-            FAIL("waitpid: " << std::strerror(errno));
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string read_file(const fs::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
+// Runs pmempool with PMEM_IS_PMEM_FORCE=1 (no msync on the temporary files).
+RunResult pmempool(const std::vector<std::string>& args) {
+    std::vector<std::string> argv{kPmempool};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run(argv, {{"PMEM_IS_PMEM_FORCE", "1"}});
 }
 
 // "Heap offset : 0x302000" and "Heap size : 13619200" from pmempool info: their sum is the
@@ -207,37 +161,18 @@ std::optional<std::uint64_t> info_pool_size(const std::string& info) {
     return *offset + *size;
 }
 
-struct TempDir {
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "rpmem-oracle.XXXXXX").string();
-        if (mkdtemp(pattern.data()) == nullptr)
-            FAIL("mkdtemp: " << std::strerror(errno));
-        path = pattern;
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        fs::remove_all(path, ignored);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    fs::path path;
-};
-
 } // namespace
 
 TEST_CASE("our verdict on local pool sets matches pmempool create obj", "[compat][poolset]") {
-    const std::string pmempool = "/usr/bin/pmempool";
-    REQUIRE(access(pmempool.c_str(), X_OK) == 0);
+    REQUIRE(access(kPmempool, X_OK) == 0);
     STATIC_REQUIRE(std::size(kCases) >= 40);
 
     std::size_t agreed = 0;
     std::size_t sizes_compared = 0;
     for (const Case& c : kCases) {
         TempDir dir;
-        std::string text = substitute(c.text, dir.path.string());
-        fs::path set_file = dir.path / "pool.set";
-        std::ofstream(set_file, std::ios::binary) << text;
+        const std::string text = dir.expand(c.text);
+        const fs::path set_file = dir.write("pool.set", text);
 
         auto parsed = rpmem::poolset::parse(text, set_file.string());
         bool ours = parsed && rpmem::poolset::validate_local(*parsed);
@@ -245,20 +180,20 @@ TEST_CASE("our verdict on local pool sets matches pmempool create obj", "[compat
                                  : ours  ? "valid"
                                         : rpmem::poolset::validate_local(*parsed).error().message();
 
-        int status = run({pmempool, "create", "obj", set_file.string()}, dir.path / "create.log");
-        bool theirs = status == 0;
+        const RunResult created = pmempool({"create", "obj", set_file.string()});
+        bool theirs = created.status == 0;
 
         INFO("case '" << c.name << "'\nset:\n"
-                      << text << "\nours: " << our_reason << "\npmempool (exit " << status
-                      << "): " << read_file(dir.path / "create.log"));
+                      << text << "\nours: " << our_reason << "\npmempool (exit " << created.status
+                      << "): " << created.output());
         CHECK(ours == theirs);
         CHECK(ours == (c.expected == Verdict::valid));
         if (ours == theirs)
             ++agreed;
 
         if (ours && theirs) {
-            run({pmempool, "info", set_file.string()}, dir.path / "info.log");
-            auto pool_size = info_pool_size(read_file(dir.path / "info.log"));
+            const RunResult info = pmempool({"info", set_file.string()});
+            auto pool_size = info_pool_size(info.out);
             REQUIRE(pool_size);
             CHECK(parsed->pool_size() == *pool_size);
             ++sizes_compared;

@@ -12,59 +12,27 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "poolset/parser.h"
 #include "poolset/pool_header.h"
-
-extern char** environ;
+#include "process.h"
+#include "temp_dir.h"
 
 using namespace rpmem::poolset;
+using rpmem::test::run;
+using rpmem::test::RunResult;
+using rpmem::test::TempDir;
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "rpmem-golden.XXXXXX").string();
-        if (mkdtemp(pattern.data()) == nullptr)
-            FAIL("mkdtemp: " << std::strerror(errno));
-        path = pattern;
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        fs::remove_all(path, ignored);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    fs::path path;
-};
-
 void pmempool_create_obj(const fs::path& set_file) {
-    std::string pmempool = "/usr/bin/pmempool";
-    std::vector<std::string> argv{pmempool, "create", "obj", set_file.string()};
-    std::vector<char*> args;
-    for (std::string& arg : argv)
-        args.push_back(arg.data());
-    args.push_back(nullptr);
-    std::vector<std::string> env_storage{"PMEM_IS_PMEM_FORCE=1"};
-    for (char** e = environ; *e != nullptr; ++e)
-        env_storage.emplace_back(*e);
-    std::vector<char*> env;
-    for (std::string& entry : env_storage)
-        env.push_back(entry.data());
-    env.push_back(nullptr);
-    pid_t pid = 0;
-    REQUIRE(posix_spawn(&pid, pmempool.c_str(), nullptr, nullptr, args.data(), env.data()) == 0);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        REQUIRE(errno == EINTR);
-    REQUIRE(WIFEXITED(status));
-    REQUIRE(WEXITSTATUS(status) == 0);
+    // PMEM_IS_PMEM_FORCE: no msync on the temporary files.
+    const RunResult created = run({"/usr/bin/pmempool", "create", "obj", set_file.string()},
+                                  {{"PMEM_IS_PMEM_FORCE", "1"}});
+    INFO(created.output());
+    REQUIRE(created.status == 0);
 }
 
 PoolHeader::Bytes read_header_bytes(const fs::path& part) {
@@ -82,11 +50,8 @@ struct GoldenPool {
     std::vector<std::vector<PoolHeader::Bytes>> raw; // [replica][part]
 
     explicit GoldenPool(std::string_view set_text) {
-        std::string text;
-        for (char c : set_text)
-            text += c == '@' ? dir.path.string() : std::string(1, c);
-        fs::path set_file = dir.path / "pool.set";
-        std::ofstream(set_file) << text;
+        const std::string text = dir.expand(set_text);
+        const fs::path set_file = dir.write("pool.set", text);
         auto parsed = parse(text, set_file.string());
         REQUIRE(parsed);
         set = *parsed;

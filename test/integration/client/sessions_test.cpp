@@ -18,6 +18,7 @@
 #include "pool_memory.h"
 #include "target_host.h"
 
+using rpmem::test::apply_environment;
 using rpmem::test::kPoolSize;
 using rpmem::test::pool_memory;
 using rpmem::test::TargetHost;
@@ -27,8 +28,7 @@ namespace {
 // librpmem reads its settings (RPMEM_TLS_*) from the environment once per process, at its first
 // create/open/remove; so this file has one test case, with one host whose credentials it uses.
 void use_credentials_of(const TargetHost& host) {
-    for (const auto& [name, value] : host.client_environment())
-        REQUIRE(::setenv(name.c_str(), value.c_str(), 1) == 0);
+    apply_environment(host.client_environment());
 }
 
 void expect_einval(const char* what, int result) {

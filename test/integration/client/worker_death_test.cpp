@@ -20,6 +20,7 @@
 #include "pool_memory.h"
 #include "target_host.h"
 
+using rpmem::test::apply_environment;
 using rpmem::test::kPoolSize;
 using rpmem::test::pool_memory;
 using rpmem::test::TargetHost;
@@ -63,8 +64,7 @@ rpmem_pool_attr test_attributes() {
 
 TEST_CASE("librpmem: a dead worker ends only its sessions, and rpmemd serves on") {
     TargetHost host;
-    for (const auto& [name, value] : host.client_environment())
-        REQUIRE(::setenv(name.c_str(), value.c_str(), 1) == 0);
+    apply_environment(host.client_environment());
     host.write_set("lost.set", "lost", 1);
     auto pool = pool_memory();
     const std::string target = host.target();

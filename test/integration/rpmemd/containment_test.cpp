@@ -411,12 +411,17 @@ TEST_CASE("a write whose range wraps around 2^64 does not reach another client's
     // the provider then stores the 8 bytes at `addr`, inside the victim's pool (see
     // wrapping_spans() for the exact entries per provider).
     const std::uint64_t landing = path.remote_base + path.pool_size / 2;
-    if (attacker_va && *victim_va <= *attacker_va)
+    const bool below = attacker_va && *victim_va <= *attacker_va;
+    if (below)
         WARN("the victim's pool lies below the attacker's: the check refuses this wrap");
 
     const Spans spans = wrapping_spans(provider, address, landing, base);
     const auto result = attacker->write(spans, kPayload);
     record("wrap write", spans, result);
+    // Below, `addr >= attacker base` fails: the provider's check refuses the write, as in the
+    // refused-write case. Above, whatever the provider did, the victim's pool must be unharmed.
+    if (below)
+        CHECK(result.outcome != RmaAttacker::Outcome::acknowledged);
 
     victim.check_unharmed();
     check_daemon_serving(host);

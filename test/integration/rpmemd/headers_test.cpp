@@ -67,7 +67,7 @@ TEST_CASE("a create with pmemobj's attributes writes PMDK's headers") {
         const poolset::PoolHeader& h = headers[p];
         CHECK(std::string(h.signature.data()) == "PMEMOBJ");
         CHECK(h.major == 6);
-        CHECK(h.features.compat == 0);
+        CHECK(h.features.compat == attributes.compat_features);
         CHECK(h.features.incompat == attributes.incompat_features);
         CHECK(((h.features.incompat & poolset::kFeatureSingleHeader) != 0) == single);
         CHECK(h.features.ro_compat == 0);

@@ -15,9 +15,14 @@ using namespace rpmem::test;
 
 namespace {
 
-Completed rpmemd(TargetHost& host, std::vector<std::string> args) {
+RunResult rpmemd(std::vector<std::string> args) {
+    args.insert(args.begin(), required_environment("RPMEMD"));
+    return run(args);
+}
+
+RunResult rpmemd(TargetHost& host, std::vector<std::string> args) {
     args.insert(args.begin(), {"--config", host.config_file()});
-    return run_program(built_program("RPMEMD"), args);
+    return rpmemd(std::move(args));
 }
 
 bool exists(const std::string& path) {
@@ -64,8 +69,8 @@ TEST_CASE("rpmemd --remove removes the parts, and the set file with --pool-set")
 
 TEST_CASE("rpmemd --remove keeps names beneath the pool set directory") {
     TargetHost host({.start = false});
-    std::string outside =
-        host.dir().write("outside.set", "PMEMPOOLSET\n2M " + (host.dir() / "victim") + "\n");
+    std::string outside = host.dir().write(
+        "outside.set", "PMEMPOOLSET\n2M " + (host.dir() / "victim").string() + "\n");
     host.dir().write("victim", std::string(2 << 20, '\0'));
     for (std::string name : {std::string("../outside.set"), outside}) {
         CAPTURE(name);
@@ -78,23 +83,23 @@ TEST_CASE("rpmemd --remove keeps names beneath the pool set directory") {
 }
 
 TEST_CASE("rpmemd --help, --version and bad command lines") {
-    auto help = run_program(built_program("RPMEMD"), {"--help"});
+    auto help = rpmemd({"--help"});
     CHECK(help.status == 0);
     CHECK_THAT(help.out, Catch::Contains("--remove SET"));
-    auto version = run_program(built_program("RPMEMD"), {"--version"});
+    auto version = rpmemd({"--version"});
     CHECK(version.status == 0);
     CHECK_THAT(version.out, Catch::StartsWith("rpmemd "));
-    auto bad = run_program(built_program("RPMEMD"), {"--no-such-option"});
+    auto bad = rpmemd({"--no-such-option"});
     CHECK(bad.status == EINVAL);
     CHECK_THAT(bad.err, Catch::Contains("--no-such-option"));
-    auto stray = run_program(built_program("RPMEMD"), {"--force"});
+    auto stray = rpmemd({"--force"});
     CHECK(stray.status == EINVAL);
 }
 
 TEST_CASE("rpmemd refuses to serve without TLS material, naming what is missing") {
-    ScratchDir dir;
+    TempDir dir;
     dir.write("rpmemd.conf", "poolset-dir = " + dir.path().string() + "\n");
-    auto refused = run_program(built_program("RPMEMD"), {"--config", dir / "rpmemd.conf"});
+    auto refused = rpmemd({"--config", dir / "rpmemd.conf"});
     CHECK(refused.status == EINVAL);
     CHECK_THAT(refused.err, Catch::Contains("tls-ca is not set"));
 }

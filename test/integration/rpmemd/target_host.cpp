@@ -3,9 +3,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include <catch2/catch.hpp>
 #include <openssl/pem.h>
@@ -14,63 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "poolset/pool_header.h"
+#include "rpmemd_launch.h"
 
 namespace rpmem::test {
-
-ScratchDir::ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "rpmemd-it-XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-}
-
-ScratchDir::~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-}
-
-std::string ScratchDir::write(const std::string& name, const std::string& text,
-                              unsigned mode) const {
-    auto file = path_ / name;
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
-    REQUIRE(::chmod(file.c_str(), mode) == 0);
-    return file.string();
-}
-
-std::string ScratchDir::read(const std::string& name) const {
-    std::ifstream in(path_ / name, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-std::string pool_set_text(const std::filesystem::path& directory, const std::string& prefix,
-                          int parts, const std::string& size, const std::string& options) {
-    std::string text = "PMEMPOOLSET\n";
-    if (!options.empty())
-        text += "OPTION " + options + "\n";
-    for (int p = 0; p < parts; ++p)
-        text += size + " " + (directory / (prefix + "." + std::to_string(p))).string() + "\n";
-    return text;
-}
-
-PoolAttributes pmemobj_attributes(bool single_header) {
-    PoolAttributes a;
-    const char signature[8] = {'P', 'M', 'E', 'M', 'O', 'B', 'J', '\0'};
-    std::copy(std::begin(signature), std::end(signature), a.signature.begin());
-    a.major = 6;
-    a.incompat_features = poolset::kFeatureChecksum2K | poolset::kFeatureShutdownState |
-                          (single_header ? poolset::kFeatureSingleHeader : 0);
-    for (std::uint8_t i = 0; i < 16; ++i) {
-        a.poolset_uuid[i] = static_cast<std::uint8_t>(0x10 + i);
-        a.uuid[i] = static_cast<std::uint8_t>(0x20 + i);
-        a.next_uuid[i] = static_cast<std::uint8_t>(0x30 + i);
-        a.prev_uuid[i] = static_cast<std::uint8_t>(0x40 + i);
-    }
-    a.user_flags = poolset::ArchFlags::local().encode();
-    return a;
-}
 
 TargetHost::TargetHost()
     : TargetHost(Options{}) {}
@@ -115,27 +58,25 @@ TargetHost::TargetHost(Options options)
 TargetHost::~TargetHost() = default;
 
 void TargetHost::start() {
-    REQUIRE_FALSE(daemon_);
-    std::vector<std::string> args = {"--config", config_file()};
-    std::string program = built_program("RPMEMD");
-    if (!options_.launcher.empty()) {
-        args.insert(args.begin(), program);
-        args.insert(args.begin(), options_.launcher.begin() + 1, options_.launcher.end());
-        program = options_.launcher.front();
-    }
-    auto started = DaemonProcess::start(program, args);
-    INFO((started ? std::string() : started.error().message()));
-    REQUIRE(started);
-    daemon_.emplace(std::move(*started));
+    REQUIRE_FALSE(daemon_.running());
+    RpmemdLaunch launch;
+    launch.config = config_file();
+    launch.port_file = dir_ / "rpmemd.port";
+    launch.launcher = options_.launcher;
+    launch.patience = kPatience;
+    StartedRpmemd started = start_rpmemd(launch);
+    daemon_ = std::move(started.process);
+    port_ = started.port;
 }
 
-DaemonProcess& TargetHost::daemon() {
-    REQUIRE(daemon_);
-    return *daemon_;
+Process& TargetHost::daemon() {
+    REQUIRE(port_ != 0); // started (it may have ended since)
+    return daemon_;
 }
 
 std::uint16_t TargetHost::port() {
-    return daemon().port();
+    REQUIRE(port_ != 0);
+    return port_;
 }
 
 std::string TargetHost::write_set(const std::string& name, const std::string& text,
@@ -168,7 +109,15 @@ std::unique_ptr<channel::Client> TargetHost::client() {
     return std::move(*connected);
 }
 
-bool TargetHost::wait_for_log(std::string_view text) {
+std::size_t TargetHost::log_count(std::string_view text) {
+    const std::string log = dir_.read("rpmemd.log");
+    std::size_t count = 0;
+    for (auto at = log.find(text); at != std::string::npos; at = log.find(text, at + text.size()))
+        ++count;
+    return count;
+}
+
+bool TargetHost::wait_for_log(std::string_view text, std::size_t times) {
     int watch = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
     REQUIRE(watch >= 0);
     auto deadline = std::chrono::steady_clock::now() + kPatience;
@@ -176,7 +125,7 @@ bool TargetHost::wait_for_log(std::string_view text) {
     REQUIRE(::inotify_add_watch(watch, log_file().c_str(), IN_MODIFY) >= 0);
     bool found = false;
     for (;;) {
-        if (dir_.read("rpmemd.log").find(text) != std::string::npos) {
+        if (log_count(text) >= times) {
             found = true;
             break;
         }
@@ -220,11 +169,12 @@ channel::TlsFiles TargetHost::client_tls(const std::string& identity) {
     return channel::TlsFiles{credentials_.ca_certificate, crt, pem};
 }
 
-std::map<std::string, std::string> TargetHost::client_environment() const {
+EnvironmentChanges TargetHost::client_environment() const {
     return {{"RPMEM_TLS_CA", credentials_.ca_certificate.string()},
             {"RPMEM_TLS_CERT", credentials_.client_certificate.string()},
             {"RPMEM_TLS_KEY", credentials_.client_key.string()},
-            {"RPMEM_CONFIG", dir_ / "client.conf"}}; // empty: nothing from ~/.config or /etc
+            // empty: nothing from ~/.config or /etc
+            {"RPMEM_CONFIG", (dir_ / "client.conf").string()}};
 }
 
 std::string TargetHost::target() {

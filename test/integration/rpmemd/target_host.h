@@ -4,6 +4,8 @@
 // port of its choosing; plus control-channel clients for it.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -12,39 +14,19 @@
 #include <vector>
 
 #include "base/error.h"
-#include "base/pool_attributes.h"
 #include "channel/client.h"
 #include "channel/credentials.h"
-#include "child_process.h"
+#include "pool_fixtures.h"
+#include "process.h"
+#include "temp_dir.h"
 
 namespace rpmem::test {
 
-// A scratch directory removed at the end of the test.
-class ScratchDir {
-public:
-    ScratchDir();
-    ~ScratchDir();
-    ScratchDir(const ScratchDir&) = delete;
-    ScratchDir& operator=(const ScratchDir&) = delete;
+using namespace std::chrono_literals;
 
-    const std::filesystem::path& path() const noexcept { return path_; }
-    std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-    // Writes `text` to `name` (directories created) with `mode`; returns the path.
-    std::string write(const std::string& name, const std::string& text, unsigned mode = 0644) const;
-    std::string read(const std::string& name) const;
-
-private:
-    std::filesystem::path path_;
-};
-
-// "PMEMPOOLSET" with `parts` parts of `size` named `prefix`.N in `directory`, plus OPTION lines.
-std::string pool_set_text(const std::filesystem::path& directory, const std::string& prefix,
-                          int parts, const std::string& size = "2M",
-                          const std::string& options = "");
-
-// Attributes as libpmemobj sends them for a pool it creates (signature PMEMOBJ, major 6,
-// CKSUM_2K and SDS, every UUID set, this machine's arch flags), SINGLEHDR when asked.
-PoolAttributes pmemobj_attributes(bool single_header = false);
+// Generous: the machine is small and shared and everything runs under ASan. Waits end as soon
+// as their condition holds; this only bounds how long a broken test takes to fail.
+inline constexpr std::chrono::milliseconds kPatience = 60s;
 
 class TargetHost {
 public:
@@ -61,7 +43,7 @@ public:
     explicit TargetHost(Options options);
     ~TargetHost();
 
-    ScratchDir& dir() noexcept { return dir_; }
+    TempDir& dir() noexcept { return dir_; }
     const channel::CredentialFiles& credentials() const noexcept { return credentials_; }
     std::string sets_dir() const { return dir_ / "sets"; }
     std::string config_file() const { return dir_ / "rpmemd.conf"; }
@@ -75,7 +57,8 @@ public:
                           const std::string& options = "") const;
 
     void start();
-    DaemonProcess& daemon();
+    // The running daemon (started by start_rpmemd, its stderr inherited).
+    Process& daemon();
     std::uint16_t port();
 
     // A control channel to the daemon with `tls` (default: the test's client credentials).
@@ -84,9 +67,11 @@ public:
     // As connect(), failing the test when it fails.
     std::unique_ptr<channel::Client> client();
 
-    // Waits until the daemon's log contains `text` (inotify on the log file, no polling
-    // loop), within kPatience; false when it never came.
-    bool wait_for_log(std::string_view text);
+    // Waits until the daemon's log contains `text` at least `times` times (inotify on the log
+    // file, no polling loop), within kPatience; false when it never came.
+    bool wait_for_log(std::string_view text, std::size_t times = 1);
+    // How often the daemon's log contains `text` now (for waiting on the next one).
+    std::size_t log_count(std::string_view text);
 
     // The test CA (its key is in the scratch directory), to sign more certificates.
     channel::CertifiedKey test_ca() const;
@@ -94,15 +79,16 @@ public:
     channel::TlsFiles client_tls(const std::string& identity);
 
     // The environment rpmemctl and the client library read (RPMEM_TLS_*).
-    std::map<std::string, std::string> client_environment() const;
+    EnvironmentChanges client_environment() const;
     // "127.0.0.1:PORT".
     std::string target();
 
 private:
     Options options_;
-    ScratchDir dir_;
+    TempDir dir_{"rpmemd-it"};
     channel::CredentialFiles credentials_;
-    std::optional<DaemonProcess> daemon_;
+    Process daemon_;
+    std::uint16_t port_ = 0;
 };
 
 } // namespace rpmem::test

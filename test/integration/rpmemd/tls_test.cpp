@@ -30,7 +30,7 @@ void check_still_serving(TargetHost& host) {
 
 TEST_CASE("a client certificate from another CA is refused") {
     TargetHost host;
-    ScratchDir elsewhere;
+    TempDir elsewhere;
     channel::CredentialOptions options;
     options.server_names = {"localhost", "127.0.0.1"};
     options.client_identity = "alice";
@@ -119,15 +119,15 @@ channel::TlsFiles openssl_client_certificate(TargetHost& host, const std::string
     std::string request = host.dir() / (name + ".csr");
     std::string certificate = host.dir() / (name + ".crt");
     std::string config = host.dir().write(name + ".ext", extensions);
-    auto made = run_program("/usr/bin/openssl",
-                            {"req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
-                             "-nodes", "-keyout", key, "-subj", "/CN=alice", "-out", request});
+    auto made = run({"/usr/bin/openssl", "req", "-new", "-newkey", "ec", "-pkeyopt",
+                     "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-subj", "/CN=alice",
+                     "-out", request});
     INFO(made.err);
     REQUIRE(made.status == 0);
-    auto signed_by_ca = run_program(
-        "/usr/bin/openssl", {"x509", "-req", "-in", request, "-CA", files.ca_certificate.string(),
-                             "-CAkey", files.ca_key.string(), "-set_serial", "4242", "-days", "1",
-                             "-extfile", config, "-out", certificate});
+    auto signed_by_ca =
+        run({"/usr/bin/openssl", "x509", "-req", "-in", request, "-CA",
+             files.ca_certificate.string(), "-CAkey", files.ca_key.string(), "-set_serial", "4242",
+             "-days", "1", "-extfile", config, "-out", certificate});
     INFO(signed_by_ca.err);
     REQUIRE(signed_by_ca.status == 0);
     return channel::TlsFiles{files.ca_certificate, certificate, key};

@@ -9,8 +9,11 @@
 #include <catch2/catch.hpp>
 
 #include "client/settings.h"
+#include "temp_dir.h"
 
 using namespace rpmem::client;
+
+using rpmem::test::TempDir;
 
 namespace {
 
@@ -22,28 +25,6 @@ Environment environment_of(std::map<std::string, std::string> variables) {
         return found->second;
     };
 }
-
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = std::filesystem::temp_directory_path() / "rpmem-settings-XXXXXX";
-        path_ = ::mkdtemp(pattern.data());
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    std::string write(const std::string& name, const std::string& text) const {
-        auto file = path_ / name;
-        std::filesystem::create_directories(file.parent_path());
-        std::ofstream(file) << text;
-        return file;
-    }
-    std::string path() const { return path_; }
-
-private:
-    std::filesystem::path path_;
-};
 
 } // namespace
 
@@ -100,7 +81,8 @@ TEST_CASE("RPMEM_CONFIG names the only file read, and it must exist") {
     REQUIRE(settings);
     CHECK(settings->provider == "tcp");
 
-    auto missing = load_settings(environment_of({{"RPMEM_CONFIG", dir.path() + "/absent.conf"}}));
+    auto missing =
+        load_settings(environment_of({{"RPMEM_CONFIG", (dir / "absent.conf").string()}}));
     REQUIRE_FALSE(missing);
     CHECK(missing.error().errno_value() == ENOENT);
     CHECK_THAT(missing.error().message(), Catch::Contains("absent.conf"));
@@ -118,7 +100,7 @@ TEST_CASE("bad values name the variable, or the file and line") {
     CHECK_THAT(bad_provider.error().message(), Catch::Contains("expected tcp, sockets or verbs"));
 
     TempDir dir;
-    auto file = dir.write("bad.conf", "provider = tcp\n\nwork-queue-size = 1\n");
+    const std::string file = dir.write("bad.conf", "provider = tcp\n\nwork-queue-size = 1\n");
     auto bad_file = load_settings(environment_of({{"RPMEM_CONFIG", file}}));
     REQUIRE_FALSE(bad_file);
     CHECK_THAT(bad_file.error().message(),

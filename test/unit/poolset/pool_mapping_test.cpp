@@ -15,8 +15,10 @@
 
 #include "poolset/parser.h"
 #include "poolset/pool_mapping.h"
+#include "temp_dir.h"
 
 using namespace rpmem::poolset;
+using rpmem::test::TempDir;
 
 namespace {
 
@@ -24,32 +26,12 @@ namespace fs = std::filesystem;
 
 constexpr std::uint64_t kMiB = 1 << 20;
 
-struct TempDir {
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "rpmem-mapping.XXXXXX").string();
-        if (mkdtemp(pattern.data()) == nullptr)
-            FAIL("mkdtemp: " << std::strerror(errno));
-        path = pattern;
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        fs::remove_all(path, ignored);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    // Parses `text` with "@" standing for this directory.
-    PoolSet set(std::string_view text) const {
-        std::string full;
-        for (char c : text)
-            full += c == '@' ? path.string() : std::string(1, c);
-        auto parsed = parse(full, "test.set");
-        REQUIRE(parsed);
-        return *parsed;
-    }
-
-    fs::path path;
-};
+// Parses `text` with "@" standing for `dir`.
+PoolSet set_in(const TempDir& dir, std::string_view text) {
+    auto parsed = parse(dir.expand(text), "test.set");
+    REQUIRE(parsed);
+    return *parsed;
+}
 
 std::vector<std::uint8_t> read_at(const fs::path& file, std::uint64_t offset, std::size_t size) {
     std::vector<std::uint8_t> bytes(size);
@@ -75,7 +57,7 @@ int error_of(const rpmem::Result<PoolMapping>& result) {
 
 TEST_CASE("create maps every part after part 0 without its header page", "[pool_mapping]") {
     TempDir dir;
-    PoolSet set = dir.set("PMEMPOOLSET\n2M @/a\n3M @/b\n");
+    PoolSet set = set_in(dir, "PMEMPOOLSET\n2M @/a\n3M @/b\n");
     auto mapping = PoolMapping::create(set);
     REQUIRE(mapping);
     CHECK(mapping->size() == 5 * kMiB - 4096);
@@ -87,11 +69,11 @@ TEST_CASE("create maps every part after part 0 without its header page", "[pool_
 
     for (const char* name : {"a", "b"}) {
         struct stat st {};
-        REQUIRE(stat((dir.path / name).c_str(), &st) == 0);
+        REQUIRE(stat((dir / name).c_str(), &st) == 0);
         CHECK((st.st_mode & 07777) == 0600);
     }
-    CHECK(fs::file_size(dir.path / "a") == 2 * kMiB);
-    CHECK(fs::file_size(dir.path / "b") == 3 * kMiB);
+    CHECK(fs::file_size(dir / "a") == 2 * kMiB);
+    CHECK(fs::file_size(dir / "b") == 3 * kMiB);
 
     // Pool offset 2 MiB is part b's first byte after its header page.
     std::memcpy(mapping->data() + 2 * kMiB, "part-b", 6);
@@ -99,32 +81,30 @@ TEST_CASE("create maps every part after part 0 without its header page", "[pool_
     std::memcpy(mapping->data() + mapping->size() - 4, "end!", 4);
     REQUIRE(mapping->persist(0, mapping->size()));
     REQUIRE(mapping->deep_persist(2 * kMiB, 6));
-    CHECK(read_at(dir.path / "b", 4096, 6) ==
-          std::vector<std::uint8_t>{'p', 'a', 'r', 't', '-', 'b'});
-    CHECK(read_at(dir.path / "a", 10, 6) ==
-          std::vector<std::uint8_t>{'p', 'a', 'r', 't', '-', 'a'});
-    CHECK(read_at(dir.path / "b", 3 * kMiB - 4, 4) ==
-          std::vector<std::uint8_t>{'e', 'n', 'd', '!'});
+    CHECK(read_at(dir / "b", 4096, 6) == std::vector<std::uint8_t>{'p', 'a', 'r', 't', '-', 'b'});
+    CHECK(read_at(dir / "a", 10, 6) == std::vector<std::uint8_t>{'p', 'a', 'r', 't', '-', 'a'});
+    CHECK(read_at(dir / "b", 3 * kMiB - 4, 4) == std::vector<std::uint8_t>{'e', 'n', 'd', '!'});
 }
 
 TEST_CASE("with SINGLEHDR or NOHDRS every part is mapped whole", "[pool_mapping]") {
     for (const char* option : {"SINGLEHDR", "NOHDRS"}) {
         INFO(option);
         TempDir dir;
-        PoolSet set = dir.set(std::string("PMEMPOOLSET\nOPTION ") + option + "\n2M @/a\n2M @/b\n");
+        PoolSet set =
+            set_in(dir, std::string("PMEMPOOLSET\nOPTION ") + option + "\n2M @/a\n2M @/b\n");
         auto mapping = PoolMapping::create(set);
         REQUIRE(mapping);
         CHECK(mapping->size() == 4 * kMiB);
         std::memcpy(mapping->data() + 2 * kMiB, "B0", 2);
         REQUIRE(mapping->persist(2 * kMiB, 2));
-        CHECK(read_at(dir.path / "b", 0, 2) == std::vector<std::uint8_t>{'B', '0'});
+        CHECK(read_at(dir / "b", 0, 2) == std::vector<std::uint8_t>{'B', '0'});
         CHECK(mapping->read_headers().size() == (std::string(option) == "NOHDRS" ? 0u : 1u));
     }
 }
 
 TEST_CASE("headers written through the mapping are read back after reopening", "[pool_mapping]") {
     TempDir dir;
-    PoolSet set = dir.set("PMEMPOOLSET\n2M @/a\n2M @/b\n2M @/c\n");
+    PoolSet set = set_in(dir, "PMEMPOOLSET\n2M @/a\n2M @/b\n2M @/c\n");
     rpmem::PoolAttributes attributes;
     std::memcpy(attributes.signature.data(), "PMEMOBJ", 7);
     attributes.major = 6;
@@ -149,7 +129,7 @@ TEST_CASE("headers written through the mapping are read back after reopening", "
     CHECK(opened->uuid == attributes.uuid);
     CHECK(opened->poolset_uuid == attributes.poolset_uuid);
     // Part b's header is at its file offset 0, outside the contiguous range.
-    auto raw = read_at(dir.path / "b", 0, kPoolHeaderSize);
+    auto raw = read_at(dir / "b", 0, kPoolHeaderSize);
     CHECK(PoolHeader::decode(std::span<const std::uint8_t, kPoolHeaderSize>(
               raw.data(), kPoolHeaderSize)) == headers[1]);
     // Part a's header is the pool's first page.
@@ -159,17 +139,17 @@ TEST_CASE("headers written through the mapping are read back after reopening", "
 TEST_CASE("a part holding data is never overwritten; nothing created is left behind",
           "[pool_mapping]") {
     TempDir dir;
-    write_file(dir.path / "b", 2 * kMiB, 0x5a);
-    PoolSet set = dir.set("PMEMPOOLSET\n2M @/a\n2M @/b\n");
+    write_file(dir / "b", 2 * kMiB, 0x5a);
+    PoolSet set = set_in(dir, "PMEMPOOLSET\n2M @/a\n2M @/b\n");
     CHECK(error_of(PoolMapping::create(set)) == EEXIST);
-    CHECK_FALSE(fs::exists(dir.path / "a"));
-    CHECK(read_at(dir.path / "b", 0, 1) == std::vector<std::uint8_t>{0x5a});
+    CHECK_FALSE(fs::exists(dir / "a"));
+    CHECK(read_at(dir / "b", 0, 1) == std::vector<std::uint8_t>{0x5a});
 }
 
 TEST_CASE("an existing empty part of the right size is taken over", "[pool_mapping]") {
     TempDir dir;
-    write_file(dir.path / "a", 2 * kMiB, 0);
-    PoolSet set = dir.set("PMEMPOOLSET\n2M @/a\n2M @/b\n");
+    write_file(dir / "a", 2 * kMiB, 0);
+    PoolSet set = set_in(dir, "PMEMPOOLSET\n2M @/a\n2M @/b\n");
     auto mapping = PoolMapping::create(set);
     REQUIRE(mapping);
     CHECK(mapping->created_parts() == std::vector<bool>{false, true});
@@ -177,21 +157,21 @@ TEST_CASE("an existing empty part of the right size is taken over", "[pool_mappi
 
 TEST_CASE("size mismatches, missing parts and AUTO on a file are refused", "[pool_mapping]") {
     TempDir dir;
-    write_file(dir.path / "a", 3 * kMiB, 0);
-    CHECK(error_of(PoolMapping::create(dir.set("PMEMPOOLSET\n2M @/a\n"))) == EINVAL);
-    CHECK(error_of(PoolMapping::open(dir.set("PMEMPOOLSET\n2M @/missing\n"))) == ENOENT);
-    CHECK(error_of(PoolMapping::open(dir.set("PMEMPOOLSET\nAUTO @/a\n"))) == EINVAL);
-    CHECK(error_of(PoolMapping::create(dir.set("PMEMPOOLSET\nAUTO @/new\n"))) == ENOENT);
-    fs::create_directory(dir.path / "dir");
+    write_file(dir / "a", 3 * kMiB, 0);
+    CHECK(error_of(PoolMapping::create(set_in(dir, "PMEMPOOLSET\n2M @/a\n"))) == EINVAL);
+    CHECK(error_of(PoolMapping::open(set_in(dir, "PMEMPOOLSET\n2M @/missing\n"))) == ENOENT);
+    CHECK(error_of(PoolMapping::open(set_in(dir, "PMEMPOOLSET\nAUTO @/a\n"))) == EINVAL);
+    CHECK(error_of(PoolMapping::create(set_in(dir, "PMEMPOOLSET\nAUTO @/new\n"))) == ENOENT);
+    fs::create_directory(dir / "dir");
     // Directory sets (PMDK: a directory PATH) are not supported: opening it fails.
-    CHECK(error_of(PoolMapping::open(dir.set("PMEMPOOLSET\n2M @/dir\n"))) == EISDIR);
-    CHECK(error_of(PoolMapping::create(dir.set("PMEMPOOLSET\n2M @/a\nREPLICA h r.set\n"), 1)) ==
+    CHECK(error_of(PoolMapping::open(set_in(dir, "PMEMPOOLSET\n2M @/dir\n"))) == EISDIR);
+    CHECK(error_of(PoolMapping::create(set_in(dir, "PMEMPOOLSET\n2M @/a\nREPLICA h r.set\n"), 1)) ==
           EINVAL);
 }
 
 TEST_CASE("a mapped pool is locked against a second user", "[pool_mapping]") {
     TempDir dir;
-    PoolSet set = dir.set("PMEMPOOLSET\n2M @/a\n2M @/b\n");
+    PoolSet set = set_in(dir, "PMEMPOOLSET\n2M @/a\n2M @/b\n");
     {
         auto first = PoolMapping::create(set);
         REQUIRE(first);
@@ -212,7 +192,7 @@ TEST_CASE("a mapped pool is locked against a second user", "[pool_mapping]") {
 
 TEST_CASE("persist ranges are checked against the pool", "[pool_mapping]") {
     TempDir dir;
-    auto mapping = PoolMapping::create(dir.set("PMEMPOOLSET\n2M @/a\n"));
+    auto mapping = PoolMapping::create(set_in(dir, "PMEMPOOLSET\n2M @/a\n"));
     REQUIRE(mapping);
     CHECK(mapping->persist(0, 0));
     CHECK(mapping->persist(mapping->size(), 0));
@@ -225,18 +205,18 @@ TEST_CASE("persist ranges are checked against the pool", "[pool_mapping]") {
 
 TEST_CASE("remove unlinks every part, and force ignores missing ones", "[pool_mapping]") {
     TempDir dir;
-    PoolSet set = dir.set("PMEMPOOLSET\n2M @/a\n2M @/b\nREPLICA\n4M @/c\n");
+    PoolSet set = set_in(dir, "PMEMPOOLSET\n2M @/a\n2M @/b\nREPLICA\n4M @/c\n");
     REQUIRE(PoolMapping::create(set, 0));
     REQUIRE(PoolMapping::create(set, 1));
     REQUIRE(PoolMapping::remove(set, false));
-    CHECK_FALSE(fs::exists(dir.path / "a"));
-    CHECK_FALSE(fs::exists(dir.path / "b"));
-    CHECK_FALSE(fs::exists(dir.path / "c"));
+    CHECK_FALSE(fs::exists(dir / "a"));
+    CHECK_FALSE(fs::exists(dir / "b"));
+    CHECK_FALSE(fs::exists(dir / "c"));
     auto missing = PoolMapping::remove(set, false);
     REQUIRE_FALSE(missing);
     CHECK(missing.error().errno_value() == ENOENT);
     CHECK(PoolMapping::remove(set, true));
-    auto remote = PoolMapping::remove(dir.set("PMEMPOOLSET\n2M @/a\nREPLICA h r.set\n"), true);
+    auto remote = PoolMapping::remove(set_in(dir, "PMEMPOOLSET\n2M @/a\nREPLICA h r.set\n"), true);
     REQUIRE_FALSE(remote);
     CHECK(remote.error().errno_value() == EINVAL);
 }

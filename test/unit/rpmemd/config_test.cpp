@@ -9,9 +9,12 @@
 #include <catch2/catch.hpp>
 
 #include "rpmemd/config.h"
+#include "temp_dir.h"
 
 using namespace rpmem::daemon;
 using rpmem::persist::PersistenceDomain;
+
+using rpmem::test::TempDir;
 
 namespace {
 
@@ -19,28 +22,6 @@ rpmem::Result<CommandLine> parse(std::vector<const char*> args) {
     args.insert(args.begin(), "rpmemd");
     return parse_command_line(static_cast<int>(args.size()), args.data());
 }
-
-// A scratch directory removed at the end of the test.
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "rpmemd-config-XXXXXX");
-        path_ = ::mkdtemp(pattern.data());
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    std::filesystem::path write(const std::string& name, const std::string& text) const {
-        auto file = path_ / name;
-        std::ofstream(file) << text;
-        return file;
-    }
-    const std::filesystem::path& path() const { return path_; }
-
-private:
-    std::filesystem::path path_;
-};
 
 const char* const kTls = "tls-ca = /etc/rpmem/ca.crt\n"
                          "tls-cert = /etc/rpmem/server.crt\n"

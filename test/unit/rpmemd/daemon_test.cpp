@@ -12,13 +12,14 @@
 
 #include "channel/client.h"
 #include "channel/credentials.h"
+#include "pool_fixtures.h"
 #include "poolset/parser.h"
 #include "poolset/pool_mapping.h"
 #include "poolset/unique_fd.h"
 #include "rpmemd/daemon.h"
 #include "rpmemd/local_address.h"
 #include "rpmemd/systemd_notify.h"
-#include "rpmemd_test_support.h"
+#include "temp_dir.h"
 
 using namespace rpmem;
 using namespace rpmem::daemon;

@@ -8,11 +8,12 @@
 
 #include <catch2/catch.hpp>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 
 #include "channel/logger.h"
 #include "poolset/poolset_logger.h"
 #include "rpmemd/logging.h"
-#include "rpmemd_test_support.h"
+#include "temp_dir.h"
 
 using namespace rpmem::daemon;
 

@@ -12,10 +12,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "pool_fixtures.h"
 #include "poolset/parser.h"
 #include "poolset/pool_mapping.h"
 #include "rpmemd/session.h"
-#include "rpmemd_test_support.h"
+#include "temp_dir.h"
 
 using namespace rpmem;
 using namespace rpmem::daemon;

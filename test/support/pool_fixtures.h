@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+// Pool set files and pool attributes as the tests of rpmemd (unit and integration) make them.
+
+#include <filesystem>
+#include <string>
+
+#include "base/pool_attributes.h"
+
+namespace rpmem::test {
+
+// A pool set file text with `parts` parts of `part_size` each in `directory`, named
+// `prefix`.0, `prefix`.1, ...; `options` (when not empty) is added as an OPTION line.
+std::string pool_set_text(const std::filesystem::path& directory, const std::string& prefix,
+                          int parts, const std::string& part_size = "2M",
+                          const std::string& options = "");
+
+// Attributes as libpmemobj sends them for a pool it creates: signature PMEMOBJ, major 6,
+// CHECK_BAD_BLOCKS, CKSUM_2K and SDS (plus SINGLEHDR when asked), every UUID set, and this
+// machine's arch flags as user flags.
+PoolAttributes pmemobj_attributes(bool single_header = false);
+
+} // namespace rpmem::test
