@@ -478,7 +478,7 @@ over mutual TLS (control) and libfabric (data). Runs in the foreground.
   -r, --remove SET         remove the pool described by SET (relative to poolset-dir) and exit
   -f, --force              with --remove: ignore errors while removing parts
   -s, --pool-set           with --remove: also remove the pool set file
-  -t, --nthreads N         fabric responder threads (0: one per core)
+  -t, --nthreads N         accepted for PMDK compatibility; not used yet
   -h, --help               this text
   -V, --version            the version
 

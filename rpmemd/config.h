@@ -63,7 +63,9 @@ struct Config {
     // can hold: descriptors, TLS state, memory.
     unsigned max_pending_connections = 128;
     unsigned max_pending_per_source = 16;
-    unsigned nthreads = 0; // fabric responder threads; 0: one per core
+    // PMDK's -t/--nthreads: accepted and checked for compatibility, not used yet (each session
+    // has one responder thread in its worker).
+    unsigned nthreads = 0;
     // A client that sends no frame (request or heartbeat ping) for this long is taken for dead:
     // its session ends, its data plane is fenced and its pool released. Told to clients in the
     // Hello reply; librpmem pings every second (or a third of this, if shorter). Generous by

@@ -10,6 +10,7 @@
 #include <netdb.h>
 #include <spdlog/spdlog.h>
 
+#include "base/log_text.h"
 #include "rpmemd/local_address.h"
 
 #ifndef RPMEM_VERSION
@@ -100,6 +101,11 @@ Result<std::unique_ptr<Daemon>> Daemon::start(Config config, DataPlaneFactory da
                  "most)",
                  RPMEM_VERSION, cfg.poolset_dir, *address, daemon->server_->port(), cfg.max_lanes,
                  cfg.max_sessions);
+    spdlog::info("platform: {}, persistence domain {}, NIC writes {}bypass the CPU caches",
+                 cfg.platform.type.empty() ? std::string("(platform-type not set)")
+                                           : escape_for_log(cfg.platform.type),
+                 cfg.platform.domain == persist::PersistenceDomain::eadr ? "eADR" : "ADR",
+                 cfg.platform.nic_writes_bypass_cache ? "" : "do not ");
     return daemon;
 }
 

@@ -51,8 +51,8 @@ private:
 template <typename T>
 using Result = tl::expected<T, Error>;
 
-// The usual way to return a failure: `return fail(EINVAL, "bad lane {}", lane);` is spelt
-// `return fail(EINVAL, fmt::format(...))` by callers that need formatting.
+// The usual way to return a failure: `return fail(EINVAL, "lane is not open");`, or with
+// formatting `return fail(EINVAL, fmt::format("lane {} is not open", lane));`.
 inline tl::unexpected<Error> fail(int errno_value, std::string message,
                                   ErrorSource source = ErrorSource::input, int native_code = 0) {
     return tl::unexpected<Error>(Error(errno_value, std::move(message), source, native_code));

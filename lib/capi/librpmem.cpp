@@ -32,14 +32,20 @@ namespace {
 using rpmem::Result;
 using rpmem::capi::report;
 
-// The client settings, read from the environment on the first create/open/remove, not at load
-// time. The one other global the C ABI needs.
+// The client settings, read from the environment and the config file on the first
+// create/open/remove that finds them valid, not at load time, and kept from then on. A failure
+// is not kept: the next call reads them again, so an operator who fixes client.conf need not
+// restart the application. The one other global the C ABI needs.
 Result<rpmem::client::Settings> settings_once() {
-    static std::once_flag once;
-    static std::optional<Result<rpmem::client::Settings>> settings;
-    std::call_once(once, [] {
-        settings.emplace(rpmem::client::load_settings(rpmem::client::process_environment()));
-    });
+    static std::mutex mutex;
+    static std::optional<rpmem::client::Settings> settings;
+    const std::lock_guard lock(mutex);
+    if (!settings) {
+        auto loaded = rpmem::client::load_settings(rpmem::client::process_environment());
+        if (!loaded)
+            return loaded;
+        settings = std::move(*loaded);
+    }
     return *settings;
 }
 
@@ -303,17 +309,23 @@ int rpmem_remove(const char* target, const char* pool_set_name, int flags) {
 }
 
 const char* rpmem_check_version(unsigned major_required, unsigned minor_required) {
-    if (major_required != RPMEM_MAJOR_VERSION) {
-        report(EINVAL, fmt::format("librpmem major version mismatch (need {}, found {})",
-                                   major_required, RPMEM_MAJOR_VERSION));
-        return rpmem::capi::last_message();
-    }
-    if (minor_required > RPMEM_MINOR_VERSION) {
-        report(EINVAL, fmt::format("librpmem minor version mismatch (need {}, found {})",
-                                   minor_required, RPMEM_MINOR_VERSION));
-        return rpmem::capi::last_message();
-    }
-    return nullptr;
+    // The failure value is a sentinel, not last_message(): the report made on an exception may
+    // move the message's buffer.
+    static const char failed = 0;
+    const char* checked = guarded<const char*>(&failed, [&]() -> const char* {
+        if (major_required != RPMEM_MAJOR_VERSION) {
+            report(EINVAL, fmt::format("librpmem major version mismatch (need {}, found {})",
+                                       major_required, RPMEM_MAJOR_VERSION));
+            return rpmem::capi::last_message();
+        }
+        if (minor_required > RPMEM_MINOR_VERSION) {
+            report(EINVAL, fmt::format("librpmem minor version mismatch (need {}, found {})",
+                                       minor_required, RPMEM_MINOR_VERSION));
+            return rpmem::capi::last_message();
+        }
+        return nullptr;
+    });
+    return checked == &failed ? rpmem::capi::last_message() : checked;
 }
 
 const char* rpmem_errormsg(void) {

@@ -190,7 +190,9 @@ Result<void> apply_file(const std::string& path, Settings& settings) {
 
 Environment process_environment() {
     return [](std::string_view name) -> std::optional<std::string> {
-        const char* value = std::getenv(std::string(name).c_str());
+        // secure_getenv: a set-user-ID program linking librpmem never takes its
+        // configuration (certificates, log file) from the caller's environment.
+        const char* value = ::secure_getenv(std::string(name).c_str());
         if (value == nullptr)
             return std::nullopt;
         return std::string(value);

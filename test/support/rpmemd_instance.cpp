@@ -52,7 +52,7 @@ void RpmemdInstance::start() {
     launch.config = config_;
     launch.port_file = port_file_;
     if (pmem_)
-        launch.environment["PMEM_IS_PMEM_FORCE"] = "1";
+        launch.environment.emplace("PMEM_IS_PMEM_FORCE", std::string(1, '1'));
     launch.log = log_;
     StartedRpmemd started = start_rpmemd(launch);
     process_ = std::move(started.process);
