@@ -116,7 +116,7 @@ private:
     Result<void> parse_part(std::string_view line, std::size_t number);
     Result<void> require_parts(std::size_t number, std::size_t column);
 
-    Replica& current() { return set_.replicas.back(); }
+    ReplicaSpec& current() { return set_.replicas.back(); }
 
     PoolSet set_;
 };
@@ -151,7 +151,7 @@ Result<PoolSet> Parser::run(std::string_view text) {
                 return error(1, 1,
                              "expected the first line to be exactly 'PMEMPOOLSET' "
                              "(no spaces or comments), followed by a newline");
-            set_.replicas.push_back(Replica{{}, std::nullopt, 1});
+            set_.replicas.push_back(ReplicaSpec{{}, std::nullopt, 1});
             continue;
         }
         if (auto done = parse_line(line, number); !done)
@@ -167,7 +167,7 @@ Result<PoolSet> Parser::run(std::string_view text) {
 }
 
 Result<void> Parser::require_parts(std::size_t number, std::size_t column) {
-    const Replica& replica = current();
+    const ReplicaSpec& replica = current();
     if (replica.is_remote() || !replica.parts.empty())
         return {};
     std::size_t index = set_.replicas.size() - 1;
@@ -224,7 +224,7 @@ Result<void> Parser::parse_replica(std::string_view line, std::size_t number) {
         return done;
 
     if (line.size() == kReplicaKeyword.size()) {
-        set_.replicas.push_back(Replica{{}, std::nullopt, number});
+        set_.replicas.push_back(ReplicaSpec{{}, std::nullopt, number});
         return {};
     }
 
@@ -244,7 +244,7 @@ Result<void> Parser::parse_replica(std::string_view line, std::size_t number) {
                      "the remote pool set " + quoted(tokens[1].text) +
                          " must be a path relative to rpmemd's pool set directory");
 
-    Replica replica;
+    ReplicaSpec replica;
     replica.remote = RemoteReplica{std::move(*target), std::string(tokens[1].text)};
     replica.line = number;
     set_.replicas.push_back(std::move(replica));

@@ -258,7 +258,7 @@ Result<std::vector<PoolHeader>> build_target_headers(const PoolSet& set,
                                                      const UuidSource& uuids) {
     if (auto shape = check_target_shape(set); !shape)
         return tl::unexpected(std::move(shape.error()));
-    const Replica& replica = set.replicas[0];
+    const ReplicaSpec& replica = set.replicas[0];
     bool zero = attributes.is_zero();
     if (zero != set.options.no_headers)
         return invalid(set, zero ? "pool attributes are required for a set with headers "

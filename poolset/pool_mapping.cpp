@@ -205,7 +205,7 @@ Result<PoolMapping> PoolMapping::map(const PoolSet& set, std::size_t replica, bo
     mapping.set_.origin = set.origin;
     mapping.set_.options = set.options;
     mapping.set_.replicas.push_back(set.replicas[replica]);
-    Replica& parts = mapping.set_.replicas[0];
+    ReplicaSpec& parts = mapping.set_.replicas[0];
 
     CreatedFiles created;
     bool all_device_dax = true;
@@ -271,7 +271,7 @@ Result<PoolMapping> PoolMapping::map(const PoolSet& set, std::size_t replica, bo
 Result<void> PoolMapping::remove(const PoolSet& set, bool force) {
     if (set.has_remote_replicas())
         return fail(EINVAL, set.origin + ": a set with remote replicas cannot be removed here");
-    for (const Replica& replica : set.replicas) {
+    for (const ReplicaSpec& replica : set.replicas) {
         for (const Part& part : replica.parts) {
             UniqueFd fd(::open(part.path.c_str(), O_RDWR | O_CLOEXEC));
             if (!fd.valid()) {

@@ -40,7 +40,7 @@ Result<void> check_common(const PoolSet& set, SizeLimits limits) {
 
     std::set<std::string_view> paths;
     for (std::size_t r = 0; r < set.replicas.size(); ++r) {
-        const Replica& replica = set.replicas[r];
+        const ReplicaSpec& replica = set.replicas[r];
         if (replica.is_remote())
             continue;
         for (const Part& part : replica.parts) {
@@ -65,7 +65,7 @@ Result<void> check_common(const PoolSet& set, SizeLimits limits) {
 
 } // namespace
 
-std::size_t PoolSet::header_count(const Replica& replica) const noexcept {
+std::size_t PoolSet::header_count(const ReplicaSpec& replica) const noexcept {
     if (options.single_header)
         return 1;
     if (options.no_headers)
@@ -79,7 +79,7 @@ std::uint64_t PoolSet::skipped_header_bytes(std::size_t part_index) const noexce
     return kHeaderSize;
 }
 
-std::optional<std::uint64_t> PoolSet::net_size(const Replica& replica) const noexcept {
+std::optional<std::uint64_t> PoolSet::net_size(const ReplicaSpec& replica) const noexcept {
     if (replica.is_remote())
         return std::nullopt;
     std::uint64_t total = 0;
@@ -98,7 +98,7 @@ std::optional<std::uint64_t> PoolSet::net_size(const Replica& replica) const noe
 
 std::optional<std::uint64_t> PoolSet::pool_size() const noexcept {
     std::optional<std::uint64_t> smallest;
-    for (const Replica& replica : replicas) {
+    for (const ReplicaSpec& replica : replicas) {
         if (replica.is_remote())
             continue;
         auto net = net_size(replica);
@@ -112,7 +112,7 @@ std::optional<std::uint64_t> PoolSet::pool_size() const noexcept {
 
 bool PoolSet::has_remote_replicas() const noexcept {
     return std::any_of(replicas.begin(), replicas.end(),
-                       [](const Replica& replica) { return replica.is_remote(); });
+                       [](const ReplicaSpec& replica) { return replica.is_remote(); });
 }
 
 Result<void> validate_local(const PoolSet& set, SizeLimits limits) {
@@ -124,7 +124,7 @@ Result<void> validate_local(const PoolSet& set, SizeLimits limits) {
 
 Result<void> validate_for_target(const PoolSet& set) {
     if (set.replicas.size() > 1) {
-        const Replica& extra = set.replicas[1];
+        const ReplicaSpec& extra = set.replicas[1];
         return invalid(set, extra.line,
                        extra.is_remote() ? "a set served by rpmemd must not contain remote replicas"
                                          : "a set served by rpmemd must not contain replicas");

@@ -37,15 +37,16 @@ struct RemoteReplica {
     friend bool operator==(const RemoteReplica&, const RemoteReplica&) = default;
 };
 
-// One replica of a pool set: either local (its parts, in order) or remote (no parts).
-struct Replica {
+// What a pool set file says about one replica: either local (its parts, in order) or remote
+// (no parts). Named apart from client::Replica, the live session with a remote replica.
+struct ReplicaSpec {
     std::vector<Part> parts;
     std::optional<RemoteReplica> remote;
     std::size_t line = 0; // line of the REPLICA line (or of the signature for replica 0)
 
     bool is_remote() const noexcept { return remote.has_value(); }
 
-    friend bool operator==(const Replica&, const Replica&) = default;
+    friend bool operator==(const ReplicaSpec&, const ReplicaSpec&) = default;
 };
 
 // The `OPTION` flags of a set. PMDK's parser accepts both at once (and repeated ones); the
@@ -61,12 +62,12 @@ struct Options {
 // type made by poolset::parse(); it knows PMDK's size rules but does no I/O.
 struct PoolSet {
     std::string origin; // file name (or other origin) used in messages
-    std::vector<Replica> replicas;
+    std::vector<ReplicaSpec> replicas;
     Options options;
 
     // Headers a local replica carries: 1 with SINGLEHDR, 0 with NOHDRS, else one per part
     // (SINGLEHDR wins when both are given, as in PMDK).
-    std::size_t header_count(const Replica& replica) const noexcept;
+    std::size_t header_count(const ReplicaSpec& replica) const noexcept;
 
     // Bytes of header space a part occupies at its start in the contiguous mapping rule: part 0
     // always starts the pool (its header, if any, is the pool's first page); every later part
@@ -76,7 +77,7 @@ struct PoolSet {
     // Net pool size of a local replica as PMDK computes it: each part's size rounded down to
     // 4 KiB, summed, minus 4 KiB per header except the first one. Empty when a part is AUTO
     // or the replica is remote; saturates instead of overflowing.
-    std::optional<std::uint64_t> net_size(const Replica& replica) const noexcept;
+    std::optional<std::uint64_t> net_size(const ReplicaSpec& replica) const noexcept;
 
     // The pool's size: the smallest net size of the local replicas (remote ones are ignored).
     // Empty when a local replica's size is unknown (AUTO parts).

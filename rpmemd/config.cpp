@@ -99,10 +99,10 @@ Result<std::string> parse_path(std::string_view value) {
     return std::string(value);
 }
 
-using Setter = std::function<Result<void>(std::string_view value, Config& config)>;
+using ConfigSetter = std::function<Result<void>(std::string_view value, Config& config)>;
 
 template <typename T, typename Parse>
-Setter set_field(T Config::*field, Parse parse) {
+ConfigSetter set_field(T Config::*field, Parse parse) {
     return [field, parse](std::string_view value, Config& config) -> Result<void> {
         auto parsed = parse(value);
         if (!parsed)
@@ -113,7 +113,7 @@ Setter set_field(T Config::*field, Parse parse) {
 }
 
 template <typename Parse>
-Setter set_method(bool persist::MethodPolicy::*field, Parse parse) {
+ConfigSetter set_method(bool persist::MethodPolicy::*field, Parse parse) {
     return [field, parse](std::string_view value, Config& config) -> Result<void> {
         auto parsed = parse(value);
         if (!parsed)
@@ -169,8 +169,8 @@ Result<void> set_domain(std::string_view value, Config& config) {
 }
 
 // Every key a config file (or a long command-line option) may set.
-const std::map<std::string, Setter, std::less<>>& setters() {
-    static const std::map<std::string, Setter, std::less<>> table = {
+const std::map<std::string, ConfigSetter, std::less<>>& setters() {
+    static const std::map<std::string, ConfigSetter, std::less<>> table = {
         {"poolset-dir", set_field(&Config::poolset_dir, parse_path)},
         {"client-poolset-dir", set_client_poolset_dir},
         {"persist-apm", set_method(&persist::MethodPolicy::allow_apm, parse_yes_no)},

@@ -8,14 +8,14 @@
 #include "base/error.h"
 #include "channel/server.h"
 #include "rpmemd/config.h"
+#include "rpmemd/daemon_session.h"
 #include "rpmemd/data_plane.h"
 #include "rpmemd/pool_store.h"
-#include "rpmemd/session.h"
 
 namespace rpmem::daemon {
 
 // The serving daemon: the pool store, the TLS control server on the config's listen address
-// (allow-client as the identity check, max-sessions, heartbeat), and a Session per client
+// (allow-client as the identity check, max-sessions, heartbeat), and a DaemonSession per client
 // whose data planes come from the given factory (start_fabric_target in rpmemd). main() makes
 // one; tests may make one in-process with another factory.
 //

@@ -23,7 +23,7 @@ Result<std::unique_ptr<DataPlane>> start_fabric_target(const DataPlaneRequest& r
                                                        std::unique_ptr<persist::TargetPool> pool);
 
 // The same over request.pool in this process (tests and rpmem-bench; rpmemd itself runs its
-// data planes in workers, see rpmemd/worker/worker_data_plane.h).
+// data planes in workers, see WorkerDataPlane in rpmemd/worker/worker_pool.cpp).
 Result<std::unique_ptr<DataPlane>> start_fabric_target(const DataPlaneRequest& request);
 
 } // namespace rpmem::daemon

@@ -42,8 +42,8 @@ const std::string& PoolStore::directory_for(std::string_view identity) const {
     return found != client_dirs_.end() ? found->second : poolset_dir_;
 }
 
-Result<PoolStore::Located> PoolStore::locate(std::string_view identity, std::string_view name,
-                                             bool validate) const {
+Result<PoolStore::LocatedSet> PoolStore::locate(std::string_view identity, std::string_view name,
+                                                bool validate) const {
     auto file = open_pool_set_file(directory_for(identity), name, resolve_);
     if (!file)
         return fail(std::move(file.error()));
@@ -55,10 +55,10 @@ Result<PoolStore::Located> PoolStore::locate(std::string_view identity, std::str
             return fail(annotate(std::move(valid.error()), Status::pool_config,
                                  "rpmemd cannot serve this pool set"));
     }
-    return Located{std::move(*file), std::move(*set)};
+    return LocatedSet{std::move(*file), std::move(*set)};
 }
 
-Result<PoolRegistry::Hold> PoolStore::reserve(const Located& located, std::string_view identity,
+Result<PoolRegistry::Hold> PoolStore::reserve(const LocatedSet& located, std::string_view identity,
                                               std::uint64_t session) {
     return registry_.acquire({located.file.device, located.file.inode},
                              {directory_for(identity), located.file.name, session});
@@ -187,7 +187,7 @@ Result<void> PoolStore::close(std::unique_ptr<OpenPool> pool, bool remove) {
 }
 
 Result<void> PoolStore::remove(std::string_view identity, std::string_view name,
-                               const RemoveOptions& options) {
+                               const RemovalFlags& options) {
     const std::string context = fmt::format("removing pool set '{}'", escape_for_log(name));
     auto located = locate(identity, name, false);
     if (!located)

@@ -97,25 +97,26 @@ public:
     // with `remove` unlinks its parts (the set file stays) before releasing its reservation.
     Result<void> close(std::unique_ptr<OpenPool> pool, bool remove);
 
-    struct RemoveOptions {
+    struct RemovalFlags {
         bool force = false;           // ignore missing or locked parts
         bool remove_set_file = false; // also unlink the set file
     };
     // PMDK's `rpmemd --remove`: unlinks the parts of the set `name`, taking each part's lock;
     // busy (even with force) when a session of this daemon has the pool.
     Result<void> remove(std::string_view identity, std::string_view name,
-                        const RemoveOptions& options);
+                        const RemovalFlags& options);
 
     // The pools in use (all directories).
     std::vector<PoolRegistry::Entry> pools_in_use() const { return registry_.entries(); }
 
 private:
-    struct Located {
+    struct LocatedSet {
         PoolSetFile file;
         poolset::PoolSet set;
     };
-    Result<Located> locate(std::string_view identity, std::string_view name, bool validate) const;
-    Result<PoolRegistry::Hold> reserve(const Located& located, std::string_view identity,
+    Result<LocatedSet> locate(std::string_view identity, std::string_view name,
+                              bool validate) const;
+    Result<PoolRegistry::Hold> reserve(const LocatedSet& located, std::string_view identity,
                                        std::uint64_t session);
 
     const std::string poolset_dir_;

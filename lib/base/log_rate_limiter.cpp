@@ -20,7 +20,7 @@ std::string LogRateLimiter::Summary::text(std::string_view what, std::string_vie
 }
 
 LogRateLimiter::LogRateLimiter(std::size_t burst, std::chrono::steady_clock::duration interval,
-                               Clock clock)
+                               Now clock)
     : burst_(burst)
     , interval_(interval)
     , clock_(std::move(clock)) {}

@@ -25,7 +25,7 @@ namespace rpmem {
 // serializes calls (lib/channel's Server holds it under a mutex).
 class LogRateLimiter {
 public:
-    using Clock = std::function<std::chrono::steady_clock::time_point()>;
+    using Now = std::function<std::chrono::steady_clock::time_point()>;
 
     struct Summary {
         std::size_t events = 0;     // in the window
@@ -43,7 +43,7 @@ public:
     // Distinct reasons counted per window; further ones are counted as "other".
     static constexpr std::size_t kMaxReasons = 8;
 
-    LogRateLimiter(std::size_t burst, std::chrono::steady_clock::duration interval, Clock clock);
+    LogRateLimiter(std::size_t burst, std::chrono::steady_clock::duration interval, Now clock);
 
     // Records one event; true when it is to be logged in full now. `reason` is a short,
     // fixed category ("TLS handshake failed"), never client-supplied text.
@@ -65,7 +65,7 @@ private:
 
     const std::size_t burst_;
     const std::chrono::steady_clock::duration interval_;
-    const Clock clock_;
+    const Now clock_;
 
     bool open_ = false; // a window is running
     std::chrono::steady_clock::time_point window_start_{};

@@ -41,189 +41,150 @@ protocol::ProviderPreference provider_preference(const Settings& settings) {
                                  : protocol::ProviderPreference::tcp;
 }
 
-// A replica with an open session: see Replica. The lanes are declared after the control
-// channel, so they close first.
-class Session final : public Replica {
-public:
-    Session(const Settings& settings, const Target& target, std::string_view pool_set,
-            std::span<std::byte> pool)
-        : settings_(settings)
-        , target_(target)
-        , where_(fmt::format("{}:{}", target.host, target.port.value_or(kDefaultPort)))
-        , pool_set_(pool_set)
-        , pool_(pool) {}
+} // namespace
 
-    ~Session() override {
-        if (!closed_)
-            (void)close();
-    }
+Replica::Replica(const Settings& settings, const Target& target, std::string_view pool_set,
+                 std::span<std::byte> pool)
+    : settings_(settings)
+    , target_(target)
+    , where_(fmt::format("{}:{}", target.host, target.port.value_or(kDefaultPort)))
+    , pool_set_(pool_set)
+    , pool_(pool) {}
 
-    Result<void> establish(bool create, unsigned& lanes, const PoolAttributes* create_attributes,
-                           PoolAttributes* open_attributes);
+Replica::~Replica() {
+    if (!closed_)
+        (void)close();
+}
 
-    unsigned lane_count() const noexcept override { return lanes_ ? lanes_->size() : 0; }
+unsigned Replica::lane_count() const noexcept {
+    return lanes_ ? lanes_->size() : 0;
+}
 
-    Result<void> persist(std::size_t offset, std::size_t length, unsigned lane,
-                         PersistMode mode) override {
-        if (auto bad = check_write("rpmem_persist", offset, length, lane); !bad)
-            return bad;
-        if (length == 0)
-            return {};
-        return counted(
-            sticky(lanes_->lane(lane).persist(offset, length, mode == PersistMode::relaxed)),
-            usage_[lane].persists, length, lane);
-    }
+Result<void> Replica::check_lane(const char* step, unsigned lane) const {
+    if (lane >= lane_count())
+        return fail(EINVAL, fmt::format("{}: lane {} is not one of the {} lanes", step, lane,
+                                        lane_count()));
+    return {};
+}
 
-    Result<void> deep_persist(std::size_t offset, std::size_t length, unsigned lane) override {
-        if (auto bad = check_write("rpmem_deep_persist", offset, length, lane); !bad)
-            return bad;
-        if (length == 0)
-            return {};
-        return counted(sticky(lanes_->lane(lane).deep_persist(offset, length)),
-                       usage_[lane].deep_persists, length, lane);
-    }
+Result<void> Replica::check_write(const char* step, std::size_t offset, std::size_t length,
+                                  unsigned lane) const {
+    if (auto bad = check_lane(step, lane); !bad)
+        return bad;
+    if (offset >= pool_.size() || length > pool_.size() - offset)
+        return fail(EINVAL, fmt::format("{}: range [{}, +{}) is outside the pool of {} bytes", step,
+                                        offset, length, pool_.size()));
+    if (has_header_ && offset < kPoolHeaderSize)
+        return fail(EINVAL, fmt::format("{}: offset {} is inside the pool header (the "
+                                        "first {} bytes)",
+                                        step, offset, kPoolHeaderSize));
+    return check_broken();
+}
 
-    Result<void> flush(std::size_t offset, std::size_t length, unsigned lane,
-                       PersistMode mode) override {
-        if (auto bad = check_write("rpmem_flush", offset, length, lane); !bad)
-            return bad;
-        if (length == 0)
-            return {};
-        return counted(
-            sticky(lanes_->lane(lane).flush(offset, length, mode == PersistMode::relaxed)),
-            usage_[lane].flushes, length, lane);
-    }
-
-    Result<void> drain(unsigned lane) override {
-        if (auto bad = check_lane("rpmem_drain", lane); !bad)
-            return bad;
-        if (auto broken = check_broken(); !broken)
-            return broken;
-        return counted(sticky(lanes_->lane(lane).drain()), usage_[lane].drains, 0, lane);
-    }
-
-    Result<void> read(std::span<std::byte> into, std::size_t offset, unsigned lane) override {
-        if (auto bad = check_lane("rpmem_read", lane); !bad)
-            return bad;
-        if (offset > pool_.size() || into.size() > pool_.size() - offset)
-            return fail(EINVAL, fmt::format("rpmem_read: range [{}, +{}) is outside the pool of "
-                                            "{} bytes",
-                                            offset, into.size(), pool_.size()));
-        // The target registers only the pool's data for RMA, never its header (a hostile
-        // initiator must not rewrite it); the attributes come with create and open instead.
-        if (has_header_ && offset < kPoolHeaderSize && !into.empty())
-            return fail(EINVAL, fmt::format("rpmem_read: offset {} is inside the pool header (the "
-                                            "first {} bytes), which the target does not expose; "
-                                            "rpmem_open returns its attributes",
-                                            offset, kPoolHeaderSize));
-        if (auto broken = check_broken(); !broken)
-            return broken;
-        if (into.empty())
-            return {};
-        return counted(sticky(lanes_->lane(lane).read(into, offset)), usage_[lane].reads,
-                       into.size(), lane);
-    }
-
-    Result<void> set_attributes(const PoolAttributes& attributes) override {
-        if (auto broken = check_broken(); !broken)
-            return broken;
-        auto reply = channel::expect<protocol::SetAttrReply>(
-            control_->call(protocol::SetAttrRequest{attributes}),
-            fmt::format("{}: setting the attributes of {}", where_, pool_set_));
-        if (!reply)
-            return fail(std::move(reply.error()));
+Result<void> Replica::check_broken() const {
+    if (!broken_.load(std::memory_order_acquire))
         return {};
-    }
+    const std::lock_guard lock(broken_mutex_);
+    return fail(*broken_error_);
+}
 
-    Result<void> close() override;
+// Data-path errors break the replica for good (PMDK's sticky errors).
 
-private:
-    Result<void> check_lane(const char* step, unsigned lane) const {
-        if (lane >= lane_count())
-            return fail(EINVAL, fmt::format("{}: lane {} is not one of the {} lanes", step, lane,
-                                            lane_count()));
-        return {};
-    }
-
-    Result<void> check_write(const char* step, std::size_t offset, std::size_t length,
-                             unsigned lane) const {
-        if (auto bad = check_lane(step, lane); !bad)
-            return bad;
-        if (offset >= pool_.size() || length > pool_.size() - offset)
-            return fail(EINVAL, fmt::format("{}: range [{}, +{}) is outside the pool of {} bytes",
-                                            step, offset, length, pool_.size()));
-        if (has_header_ && offset < kPoolHeaderSize)
-            return fail(EINVAL, fmt::format("{}: offset {} is inside the pool header (the "
-                                            "first {} bytes)",
-                                            step, offset, kPoolHeaderSize));
-        return check_broken();
-    }
-
-    Result<void> check_broken() const {
-        if (!broken_.load(std::memory_order_acquire))
-            return {};
-        const std::lock_guard lock(broken_mutex_);
-        return fail(*broken_error_);
-    }
-
-    // Data-path errors break the replica for good (PMDK's sticky errors).
-    Result<void> sticky(Result<void> result) {
-        if (result)
-            return result;
-        const std::lock_guard lock(broken_mutex_);
-        if (!broken_error_) {
-            broken_error_ = result.error();
-            logger().error("{}: pool set {} is broken: {} ({})", where_, pool_set_,
-                           broken_error_->message(), std::strerror(broken_error_->errno_value()));
-        }
-        broken_.store(true, std::memory_order_release);
-        return fail(*broken_error_);
-    }
-
-    // Counts a data-path call that succeeded, for the usage line logged at close.
-    Result<void> counted(Result<void> result, std::uint64_t& calls, std::size_t bytes,
-                         unsigned lane) {
-        if (result) {
-            ++calls;
-            usage_[lane].bytes += bytes;
-        }
+Result<void> Replica::sticky(Result<void> result) {
+    if (result)
         return result;
+    const std::lock_guard lock(broken_mutex_);
+    if (!broken_error_) {
+        broken_error_ = result.error();
+        logger().error("{}: pool set {} is broken: {} ({})", where_, pool_set_,
+                       broken_error_->message(), std::strerror(broken_error_->errno_value()));
     }
+    broken_.store(true, std::memory_order_release);
+    return fail(*broken_error_);
+}
 
-    Result<void> abandon(Error why);
-    void log_usage() const;
+// Counts a data-path call that succeeded, for the usage line logged at close.
 
-    // What one lane carried. A lane serves one thread at a time (the thread contract), so
-    // plain counters suffice; one cache line each keeps lanes on different threads apart.
-    struct alignas(64) LaneUsage {
-        std::uint64_t persists = 0;
-        std::uint64_t deep_persists = 0;
-        std::uint64_t flushes = 0;
-        std::uint64_t drains = 0;
-        std::uint64_t reads = 0;
-        std::uint64_t bytes = 0;
-    };
+Result<void> Replica::counted(Result<void> result, std::uint64_t& calls, std::size_t bytes,
+                              unsigned lane) {
+    if (result) {
+        ++calls;
+        usage_[lane].bytes += bytes;
+    }
+    return result;
+}
 
-    Settings settings_;
-    Target target_;
-    std::string where_; // "host:port" of the control channel, for messages
-    std::string pool_set_;
-    std::span<std::byte> pool_;
-    bool has_header_ = false;
-    bool created_ = false;
-    bool closed_ = false;
+Result<void> Replica::persist(std::size_t offset, std::size_t length, unsigned lane,
+                              PersistMode mode) {
+    if (auto bad = check_write("rpmem_persist", offset, length, lane); !bad)
+        return bad;
+    if (length == 0)
+        return {};
+    return counted(sticky(lanes_->lane(lane).persist(offset, length, mode == PersistMode::relaxed)),
+                   usage_[lane].persists, length, lane);
+}
 
-    std::atomic<bool> broken_{false};
-    mutable std::mutex broken_mutex_;
-    std::optional<Error> broken_error_;
-    std::atomic<bool> channel_failed_{false};
+Result<void> Replica::deep_persist(std::size_t offset, std::size_t length, unsigned lane) {
+    if (auto bad = check_write("rpmem_deep_persist", offset, length, lane); !bad)
+        return bad;
+    if (length == 0)
+        return {};
+    return counted(sticky(lanes_->lane(lane).deep_persist(offset, length)),
+                   usage_[lane].deep_persists, length, lane);
+}
 
-    std::unique_ptr<channel::Client> control_;
-    std::unique_ptr<LaneSet> lanes_;
-    std::vector<LaneUsage> usage_;
-};
+Result<void> Replica::flush(std::size_t offset, std::size_t length, unsigned lane,
+                            PersistMode mode) {
+    if (auto bad = check_write("rpmem_flush", offset, length, lane); !bad)
+        return bad;
+    if (length == 0)
+        return {};
+    return counted(sticky(lanes_->lane(lane).flush(offset, length, mode == PersistMode::relaxed)),
+                   usage_[lane].flushes, length, lane);
+}
 
-Result<void> Session::establish(bool create, unsigned& lanes,
+Result<void> Replica::drain(unsigned lane) {
+    if (auto bad = check_lane("rpmem_drain", lane); !bad)
+        return bad;
+    if (auto broken = check_broken(); !broken)
+        return broken;
+    return counted(sticky(lanes_->lane(lane).drain()), usage_[lane].drains, 0, lane);
+}
+
+Result<void> Replica::read(std::span<std::byte> into, std::size_t offset, unsigned lane) {
+    if (auto bad = check_lane("rpmem_read", lane); !bad)
+        return bad;
+    if (offset > pool_.size() || into.size() > pool_.size() - offset)
+        return fail(EINVAL, fmt::format("rpmem_read: range [{}, +{}) is outside the pool of "
+                                        "{} bytes",
+                                        offset, into.size(), pool_.size()));
+    // The target registers only the pool's data for RMA, never its header (a hostile
+    // initiator must not rewrite it); the attributes come with create and open instead.
+    if (has_header_ && offset < kPoolHeaderSize && !into.empty())
+        return fail(EINVAL, fmt::format("rpmem_read: offset {} is inside the pool header (the "
+                                        "first {} bytes), which the target does not expose; "
+                                        "rpmem_open returns its attributes",
+                                        offset, kPoolHeaderSize));
+    if (auto broken = check_broken(); !broken)
+        return broken;
+    if (into.empty())
+        return {};
+    return counted(sticky(lanes_->lane(lane).read(into, offset)), usage_[lane].reads, into.size(),
+                   lane);
+}
+
+Result<void> Replica::set_attributes(const PoolAttributes& attributes) {
+    if (auto broken = check_broken(); !broken)
+        return broken;
+    auto reply = channel::expect<protocol::SetAttrReply>(
+        control_->call(protocol::SetAttrRequest{attributes}),
+        fmt::format("{}: setting the attributes of {}", where_, pool_set_));
+    if (!reply)
+        return fail(std::move(reply.error()));
+    return {};
+}
+
+Result<void> Replica::establish(bool create, unsigned& lanes,
                                 const PoolAttributes* create_attributes,
                                 PoolAttributes* open_attributes) {
     auto control = connect_control(settings_, target_, [this](const Error&) {
@@ -281,7 +242,7 @@ Result<void> Session::establish(bool create, unsigned& lanes,
 
 // Ends a session that never got its pool (or its lanes): no close request for a pool the
 // target did not open, no usage line for a pool nobody used.
-Result<void> Session::abandon(Error why) {
+Result<void> Replica::abandon(Error why) {
     closed_ = true;
     if (control_)
         control_->close();
@@ -290,7 +251,7 @@ Result<void> Session::abandon(Error why) {
 
 // One info line per session, so users (and rpmem-bench pmemobj, which parses the
 // "N persists" field) see how many round trips their workload made.
-void Session::log_usage() const {
+void Replica::log_usage() const {
     LaneUsage total;
     for (const LaneUsage& lane : usage_) {
         total.persists += lane.persists;
@@ -306,7 +267,7 @@ void Session::log_usage() const {
                   total.drains, total.reads, total.bytes, usage_.size());
 }
 
-Result<void> Session::close() {
+Result<void> Replica::close() {
     if (closed_)
         return {};
     closed_ = true;
@@ -322,12 +283,13 @@ Result<void> Session::close() {
     return {};
 }
 
-Result<std::unique_ptr<Replica>> start(bool create, const Settings& settings, const Target& target,
-                                       std::string_view pool_set, std::span<std::byte> pool,
-                                       unsigned& lanes, const PoolAttributes* create_attributes,
-                                       PoolAttributes* open_attributes) {
+Result<std::unique_ptr<Replica>> Replica::start(bool create, const Settings& settings,
+                                                const Target& target, std::string_view pool_set,
+                                                std::span<std::byte> pool, unsigned& lanes,
+                                                const PoolAttributes* create_attributes,
+                                                PoolAttributes* open_attributes) {
     configure_logger(settings);
-    auto session = std::make_unique<Session>(settings, target, pool_set, pool);
+    std::unique_ptr<Replica> session(new Replica(settings, target, pool_set, pool));
     if (auto established = session->establish(create, lanes, create_attributes, open_attributes);
         !established) {
         logger().error("{} {} on {}: {}", create ? "creating" : "opening", pool_set,
@@ -336,10 +298,8 @@ Result<std::unique_ptr<Replica>> start(bool create, const Settings& settings, co
     }
     logger().info("{} {} on {}: {} lanes", create ? "created" : "opened", pool_set,
                   target.to_string(), lanes);
-    return std::unique_ptr<Replica>(std::move(session));
+    return session;
 }
-
-} // namespace
 
 Result<std::unique_ptr<Replica>> Replica::create(const Settings& settings, const Target& target,
                                                  std::string_view pool_set,

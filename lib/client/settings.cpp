@@ -43,7 +43,7 @@ Result<bool> parse_switch(std::string_view value) {
     return fail(EINVAL, fmt::format("expected 1 or 0, got '{}'", value));
 }
 
-using Setter = Result<void> (*)(std::string_view value, Settings& settings);
+using SettingSetter = Result<void> (*)(std::string_view value, Settings& settings);
 
 template <typename Rep, typename Period>
 Result<void> set_duration(std::string_view value, std::chrono::duration<Rep, Period>& into,
@@ -57,8 +57,8 @@ Result<void> set_duration(std::string_view value, std::chrono::duration<Rep, Per
 
 // Keys of the config file; the environment variable is RPMEM_ + the key in upper case with
 // '_' for '-'.
-const std::map<std::string_view, Setter>& setters() {
-    static const std::map<std::string_view, Setter> table = {
+const std::map<std::string_view, SettingSetter>& setters() {
+    static const std::map<std::string_view, SettingSetter> table = {
         {"tls-ca",
          [](std::string_view v, Settings& s) -> Result<void> {
              s.tls_ca = v;

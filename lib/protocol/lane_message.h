@@ -10,7 +10,7 @@
 
 namespace rpmem::protocol {
 
-// The data-path messages a lane sends to the target (over fi_send) and the target's replies,
+// The data-path messages a lane sends to the target (fi_sendmsg) and the target's replies,
 // defined once for both halves. Fixed little-endian layouts with an explicit codec:
 //
 //   request (kLaneHeaderSize bytes, then `length` bytes of data for the inline operations)

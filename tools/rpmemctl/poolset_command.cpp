@@ -76,7 +76,7 @@ void print_text(const poolset::PoolSet& set, std::ostream& out) {
     out << "  options: " << options_text(set.options) << "\n";
     out << "  pool size: " << size_text(set.pool_size()) << "\n";
     for (std::size_t r = 0; r < set.replicas.size(); ++r) {
-        const poolset::Replica& replica = set.replicas[r];
+        const poolset::ReplicaSpec& replica = set.replicas[r];
         if (replica.is_remote()) {
             const poolset::RemoteReplica& remote = *replica.remote;
             out << "  replica " << r << ": remote, line " << replica.line << "\n";
@@ -119,7 +119,7 @@ std::string render_json(const poolset::PoolSet& set) {
     json.key("pool_size");
     write_json_size(json, set.pool_size());
     json.key("replicas").begin_array();
-    for (const poolset::Replica& replica : set.replicas) {
+    for (const poolset::ReplicaSpec& replica : set.replicas) {
         json.begin_object();
         json.key("line").value(std::uint64_t{replica.line});
         if (replica.is_remote()) {

@@ -56,7 +56,7 @@ struct GoldenPool {
         REQUIRE(parsed);
         set = *parsed;
         pmempool_create_obj(set_file);
-        for (const Replica& replica : set.replicas) {
+        for (const ReplicaSpec& replica : set.replicas) {
             raw.emplace_back();
             for (std::size_t p = 0; p < set.header_count(replica); ++p)
                 raw.back().push_back(read_header_bytes(replica.parts[p].path));

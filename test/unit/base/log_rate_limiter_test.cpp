@@ -11,7 +11,7 @@ namespace {
 
 struct FakeClock {
     Clock::time_point now = Clock::time_point{} + 1000s;
-    LogRateLimiter::Clock function() {
+    LogRateLimiter::Now function() {
         return [this] { return now; };
     }
 };

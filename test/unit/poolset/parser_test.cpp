@@ -40,7 +40,7 @@ TEST_CASE("a minimal set has one local replica with one part", "[parser]") {
     PoolSet set = parse_ok("PMEMPOOLSET\n8M /pmem/a\n");
     CHECK(set.origin == "test.set");
     REQUIRE(set.replicas.size() == 1);
-    const Replica& replica = set.replicas[0];
+    const ReplicaSpec& replica = set.replicas[0];
     CHECK_FALSE(replica.is_remote());
     CHECK(replica.line == 1);
     REQUIRE(replica.parts.size() == 1);
@@ -176,7 +176,7 @@ TEST_CASE("REPLICA target set: a remote replica", "[parser]") {
                            "REPLICA\n8M /b\n");
     REQUIRE(set.replicas.size() == 5);
     CHECK(set.has_remote_replicas());
-    const Replica& first = set.replicas[1];
+    const ReplicaSpec& first = set.replicas[1];
     REQUIRE(first.is_remote());
     CHECK(first.parts.empty());
     CHECK(first.line == 3);

@@ -43,7 +43,7 @@ std::string invalid_target(std::string_view text) {
 
 TEST_CASE("every part but the first gives 4 KiB to its header by default", "[pool_set]") {
     PoolSet set = parsed("PMEMPOOLSET\n8M /a\n8M /b\n8M /c\n");
-    const Replica& replica = set.replicas[0];
+    const ReplicaSpec& replica = set.replicas[0];
     CHECK(set.header_count(replica) == 3);
     CHECK(set.net_size(replica) == 24 * kMiB - 2 * 4 * kKiB);
     CHECK(set.pool_size() == 24 * kMiB - 8 * kKiB);

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "rpmemd/daemon_session.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include "base/log_text.h"
+#include "channel/session_token.h"
+#include "persist/method_choice.h"
+#include "poolset/pool_header.h"
+#include "protocol/message_limits.h"
+#include "protocol/version.h"
+#include "rpmemd/local_address.h"
+#include "rpmemd/status_error.h"
+
+namespace rpmem::daemon {
+
+namespace {
+
+using protocol::Reply;
+using protocol::Status;
+
+template <typename... Handlers>
+struct Overloaded : Handlers... {
+    using Handlers::operator()...;
+};
+// Spelt out for clang 14, which does not deduce aggregates' template arguments yet.
+template <typename... Handlers>
+Overloaded(Handlers...) -> Overloaded<Handlers...>;
+
+// The status for a data plane that would not start, after PMDK's rpmemd: a provider the client
+// asked for that this host cannot open is a bad provider (PMDK: fi_getinfo failed), no usable
+// provider at all is an unsupported one, a listener that cannot be set up a connection
+// failure, anything else fatal.
+Status data_plane_status(const Error& error, protocol::ProviderPreference asked) {
+    if (error.source() == ErrorSource::remote)
+        return reply_status_for(error, Status::bad_provider);
+    switch (error.errno_value()) {
+    case EMEDIUMTYPE:
+        return asked == protocol::ProviderPreference::any ? Status::provider_unsupported
+                                                          : Status::bad_provider;
+    case EINVAL:
+    case ENODATA:
+    case ENOENT:
+    case ENOSYS:
+    case EOPNOTSUPP:
+        return Status::bad_provider;
+    case EADDRINUSE:
+    case EADDRNOTAVAIL:
+    case ECONNABORTED:
+    case ECONNREFUSED:
+    case ENETUNREACH:
+    case EHOSTUNREACH:
+        return Status::fatal_connection;
+    default:
+        return Status::fatal;
+    }
+}
+
+std::string peer_text(const channel::PeerInfo& peer) {
+    bool v6 = peer.address.find(':') != std::string::npos;
+    return fmt::format("{}@{}{}{}:{}", escape_for_log(peer.identity), v6 ? "[" : "", peer.address,
+                       v6 ? "]" : "", peer.port);
+}
+
+} // namespace
+
+DaemonSession::DaemonSession(const SessionServices& services, channel::PeerInfo peer)
+    : services_(services)
+    , peer_(std::move(peer))
+    , log_name_(fmt::format("session {} ({})", peer_.session_id, peer_text(peer_))) {
+    spdlog::debug("{}: session handler made", log_name_);
+}
+
+DaemonSession::~DaemonSession() {
+    (void)release(false);
+}
+
+Reply DaemonSession::handle(const protocol::Request& request) {
+    return std::visit(Overloaded{
+                          [this](const protocol::CreateRequest& r) { return create(r); },
+                          [this](const protocol::OpenRequest& r) { return open(r); },
+                          [this](const protocol::CloseRequest& r) { return close(r); },
+                          [this](const protocol::SetAttrRequest& r) { return set_attr(r); },
+                          [this](const protocol::RemoveRequest& r) { return remove(r); },
+                          [this](const protocol::StatusRequest& r) { return status(r); },
+                          [](const auto& r) {
+                              // Hello and Ping belong to the channel and never get here.
+                              return protocol::failure_reply(
+                                  std::decay_t<decltype(r)>::kType, Status::invalid_request,
+                                  "this request is answered by the channel");
+                          },
+                      },
+                      request);
+}
+
+void DaemonSession::on_close(const Error& reason) noexcept {
+    // The channel logs why it ended; what matters here is the pool that goes with it.
+    if (pool_)
+        spdlog::info("{}: releasing pool set '{}' of the closed channel ({})", log_name_,
+                     escape_for_log(pool_->name()), escape_for_log(reason.message()));
+    else
+        spdlog::debug("{}: channel closed: {}", log_name_, escape_for_log(reason.message()));
+    (void)release(false);
+}
+
+Result<void> DaemonSession::check_open_request(std::uint32_t lanes,
+                                               protocol::ProviderPreference provider) const {
+    if (pool_)
+        return fail(status_error(Status::invalid_request,
+                                 fmt::format("this session already has pool set '{}' open; "
+                                             "close it first",
+                                             escape_for_log(pool_->name()))));
+    if (lanes == 0)
+        return fail(status_error(Status::bad_lanes, "at least one lane is needed"));
+    const auto& allowed = services_.config.allowed_providers;
+    if (provider != protocol::ProviderPreference::any && !allowed.empty() &&
+        std::find(allowed.begin(), allowed.end(), protocol::name_of(provider)) == allowed.end())
+        return fail(
+            status_error(Status::provider_unsupported,
+                         fmt::format("provider '{}' is not offered here (allowed: {})",
+                                     protocol::name_of(provider), fmt::join(allowed, ", "))));
+    return {};
+}
+
+std::string DaemonSession::bind_host() const {
+    const Config& config = services_.config;
+    if (!config.fabric_host.empty())
+        return config.fabric_host;
+    if (!is_wildcard_address(config.listen_host))
+        return config.listen_host;
+    // channel::PeerInfo does not carry the address the connection arrived on; the route back
+    // to the client gives the same address except with asymmetric routing.
+    if (auto local = local_address_towards(peer_.address))
+        return *local;
+    return "127.0.0.1";
+}
+
+Result<protocol::DataPath> DaemonSession::start_data_plane(OpenPool& pool, std::uint32_t lanes,
+                                                           protocol::ProviderPreference provider,
+                                                           protocol::PersistMethod method,
+                                                           std::string& note) {
+    auto token = channel::make_session_token();
+    if (!token)
+        return fail(with_status(std::move(token.error()), Status::fatal));
+
+    DataPlaneRequest request;
+    request.provider = provider;
+    request.allowed_providers = services_.config.allowed_providers;
+    request.bind_host = bind_host();
+    request.pool = &pool.mapping();
+    request.protected_prefix = pool.has_headers() ? poolset::kPoolHeaderSize : 0;
+    request.lanes = std::min<unsigned>(lanes, services_.config.max_lanes);
+    request.token = *token;
+    request.session_name = fmt::format("session {}", peer_.session_id);
+    request.identity = peer_.identity;
+    // Its worker died: the lanes are gone, so the session ends too (the client learns it from
+    // its lanes at once and from the channel), and on_close releases the pool.
+    request.on_lost = [end = end_, name = log_name_](const Error& why) {
+        spdlog::error("{}: data plane lost: {}", name, why.message());
+        if (end)
+            end(Error(ECONNRESET, "the session's data plane was lost: " + why.message(),
+                      ErrorSource::system, ECONNRESET));
+    };
+
+    auto plane = services_.start_data_plane(request);
+    if (plane && !*plane)
+        plane = fail(EREMOTEIO, "the data plane factory returned nothing");
+    if (!plane) {
+        Error& error = plane.error();
+        return fail(status_error(
+            data_plane_status(error, provider),
+            fmt::format("starting the data plane on {}: {}", request.bind_host, error.message())));
+    }
+    std::unique_ptr<DataPlane> data_plane = std::move(*plane);
+    const DataPlaneInfo& info = data_plane->info();
+
+    auto choice =
+        persist::choose_method(services_.config.platform, info.traits, pool.mapping().is_pmem(),
+                               services_.config.methods, method);
+    if (!choice) {
+        data_plane->stop();
+        return fail(status_error(reply_status_for(choice.error(), Status::invalid_request),
+                                 "choosing the persistence method: " + choice.error().message()));
+    }
+    spdlog::info("{}: persistence method {}: {}", log_name_, protocol::name_of(choice->method),
+                 choice->reason);
+
+    protocol::DataPath path = info.data_path(choice->method, pool.mapping().size(), *token);
+    spdlog::info("{}: data path {} {}:{}, {} lanes, {} pool bytes, {}", log_name_, path.provider,
+                 path.host.empty() ? "(the control host)" : path.host, path.port, path.lanes,
+                 path.pool_size, pool.mapping().is_pmem() ? "persistent memory" : "not pmem");
+    note = std::move(choice->reason);
+    data_plane_ = std::move(data_plane);
+    return path;
+}
+
+Reply DaemonSession::refusal(protocol::MessageType type, std::string_view pool_set,
+                             const Error& error) const {
+    Status status = reply_status_for(error, Status::pool_config);
+    spdlog::info("{}: {} '{}' refused: {}: {}", log_name_, protocol::name_of(type),
+                 escape_for_log(pool_set), protocol::name_of(status),
+                 escape_for_log(error.message()));
+    // The message quotes client input (the errors quote names bounded already): cut it to
+    // what the reply can carry rather than let the reply fail to encode.
+    std::string message = error.message();
+    if (message.size() > protocol::kMaxMessageLength)
+        message = escape_for_log(message, protocol::kMaxMessageLength - 32);
+    return protocol::failure_reply(type, status, std::move(message));
+}
+
+Result<protocol::DataPath> DaemonSession::serve_pool(Result<std::unique_ptr<OpenPool>> pool,
+                                                     std::uint32_t lanes,
+                                                     protocol::ProviderPreference provider,
+                                                     protocol::PersistMethod method, bool created,
+                                                     std::string& note) {
+    if (!pool)
+        return fail(std::move(pool.error()));
+    auto path = start_data_plane(**pool, lanes, provider, method, note);
+    if (!path) {
+        // A pool created for a session that never got going is removed again, as PMDK did.
+        if (auto closed = services_.store.close(std::move(*pool), created); !closed)
+            spdlog::warn("{}: {}", log_name_, escape_for_log(closed.error().message()));
+        return path;
+    }
+    pool_ = std::move(*pool);
+    return path;
+}
+
+Reply DaemonSession::create(const protocol::CreateRequest& request) {
+    spdlog::info("{}: create '{}' (pool size {}, {} lanes, provider {}, method {}{})", log_name_,
+                 escape_for_log(request.pool_set), request.pool_size, request.lanes,
+                 protocol::name_of(request.provider), protocol::name_of(request.persist_method),
+                 request.attributes.is_zero() ? ", no headers" : "");
+    if (auto checked = check_open_request(request.lanes, request.provider); !checked)
+        return refusal(protocol::MessageType::create, request.pool_set, checked.error());
+    std::string note;
+    auto path = serve_pool(services_.store.create({peer_.identity, request.pool_set,
+                                                   request.pool_size, peer_.session_id},
+                                                  request.attributes),
+                           request.lanes, request.provider, request.persist_method, true, note);
+    if (!path)
+        return refusal(protocol::MessageType::create, request.pool_set, path.error());
+    spdlog::info("{}: created pool set '{}'", log_name_, escape_for_log(request.pool_set));
+    return protocol::CreateReply{Status::ok, std::move(note), std::move(*path)};
+}
+
+Reply DaemonSession::open(const protocol::OpenRequest& request) {
+    spdlog::info("{}: open '{}' (pool size {}, {} lanes, provider {}, method {})", log_name_,
+                 escape_for_log(request.pool_set), request.pool_size, request.lanes,
+                 protocol::name_of(request.provider), protocol::name_of(request.persist_method));
+    if (auto checked = check_open_request(request.lanes, request.provider); !checked)
+        return refusal(protocol::MessageType::open, request.pool_set, checked.error());
+    std::string note;
+    auto path = serve_pool(services_.store.open({peer_.identity, request.pool_set,
+                                                 request.pool_size, peer_.session_id}),
+                           request.lanes, request.provider, request.persist_method, false, note);
+    if (!path)
+        return refusal(protocol::MessageType::open, request.pool_set, path.error());
+    spdlog::info("{}: opened pool set '{}'", log_name_, escape_for_log(request.pool_set));
+    protocol::OpenReply reply{Status::ok, std::move(note), std::move(*path), pool_->attributes()};
+    return reply;
+}
+
+Reply DaemonSession::close(const protocol::CloseRequest& request) {
+    if (!pool_) {
+        spdlog::info("{}: close refused: no pool is open", log_name_);
+        return protocol::CloseReply{Status::invalid_request, "this session has no pool open"};
+    }
+    std::string name = pool_->name();
+    // Only a pool this session created may be removed on close (PMDK's rule).
+    bool remove = request.remove && pool_->created();
+    std::string note = request.remove && !remove
+                           ? "not removed: the pool was opened, not created, in this session"
+                           : "";
+    spdlog::info("{}: close '{}'{}", log_name_, escape_for_log(name),
+                 remove ? " and remove it" : "");
+    if (auto released = release(remove); !released) {
+        Status status = reply_status_for(released.error(), Status::fatal);
+        return protocol::CloseReply{status, released.error().message()};
+    }
+    return protocol::CloseReply{Status::ok, std::move(note)};
+}
+
+Reply DaemonSession::set_attr(const protocol::SetAttrRequest& request) {
+    if (!pool_) {
+        spdlog::info("{}: set_attr refused: no pool is open", log_name_);
+        return protocol::SetAttrReply{Status::invalid_request, "this session has no pool open"};
+    }
+    spdlog::info("{}: set_attr on '{}'", log_name_, escape_for_log(pool_->name()));
+    if (auto set = services_.store.set_attributes(*pool_, request.attributes); !set) {
+        Status status = reply_status_for(set.error(), Status::invalid_request);
+        spdlog::info("{}: set_attr refused: {}: {}", log_name_, protocol::name_of(status),
+                     escape_for_log(set.error().message()));
+        return protocol::SetAttrReply{status, set.error().message()};
+    }
+    return protocol::SetAttrReply{Status::ok, {}};
+}
+
+Reply DaemonSession::remove(const protocol::RemoveRequest& request) {
+    spdlog::info("{}: remove '{}'{}{}", log_name_, escape_for_log(request.pool_set),
+                 request.force ? " (force)" : "",
+                 request.remove_set_file ? " with its set file" : "");
+    auto removed = services_.store.remove(peer_.identity, request.pool_set,
+                                          {request.force, request.remove_set_file});
+    if (!removed) {
+        Status status = reply_status_for(removed.error(), Status::pool_config);
+        spdlog::info("{}: remove '{}' refused: {}: {}", log_name_, escape_for_log(request.pool_set),
+                     protocol::name_of(status), escape_for_log(removed.error().message()));
+        return protocol::RemoveReply{status, removed.error().message()};
+    }
+    return protocol::RemoveReply{Status::ok, {}};
+}
+
+Reply DaemonSession::status(const protocol::StatusRequest&) {
+    protocol::StatusReply reply;
+    reply.software = services_.software;
+    reply.protocol_version = protocol::kProtocolVersion;
+    reply.uptime_seconds =
+        static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                       std::chrono::steady_clock::now() - services_.started)
+                                       .count());
+    reply.sessions =
+        static_cast<std::uint32_t>(services_.session_count ? services_.session_count() : 0);
+    auto pools = services_.store.pools_in_use();
+    reply.pools_in_use = static_cast<std::uint32_t>(pools.size());
+    // Names only of the pools in the asker's own directory: other clients' names are theirs.
+    const std::string& directory = services_.store.directory_for(peer_.identity);
+    for (const auto& entry : pools) {
+        if (entry.directory == directory && reply.pool_sets.size() < protocol::kMaxStatusPools)
+            reply.pool_sets.push_back(entry.name);
+    }
+    std::sort(reply.pool_sets.begin(), reply.pool_sets.end());
+    return reply;
+}
+
+Result<void> DaemonSession::release(bool remove) noexcept {
+    if (data_plane_) {
+        data_plane_->stop(); // fence: no lane reaches the pool after this
+        data_plane_.reset();
+    }
+    if (!pool_)
+        return {};
+    std::string name = pool_->name();
+    auto closed = services_.store.close(std::move(pool_), remove);
+    if (!closed)
+        spdlog::warn("{}: {}", log_name_, escape_for_log(closed.error().message()));
+    else
+        spdlog::info("{}: pool set '{}' {}", log_name_, escape_for_log(name),
+                     remove ? "removed" : "closed");
+    return closed;
+}
+
+channel::SessionFactory make_session_factory(const SessionServices& services) {
+    return [&services](
+               const channel::PeerInfo& peer) -> Result<std::unique_ptr<channel::SessionHandler>> {
+        return std::make_unique<DaemonSession>(services, peer);
+    };
+}
+
+} // namespace rpmem::daemon

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/error.h"
+#include "channel/session_handler.h"
+#include "protocol/reply.h"
+#include "protocol/request.h"
+#include "rpmemd/config.h"
+#include "rpmemd/data_plane.h"
+#include "rpmemd/pool_store.h"
+
+namespace rpmem::daemon {
+
+// What every session of one daemon shares. Owned by the daemon, which outlives its sessions.
+struct SessionServices {
+    const Config& config;
+    PoolStore& store;
+    DataPlaneFactory start_data_plane;          // start_fabric_target in the daemon
+    std::function<std::size_t()> session_count; // open control channels, for StatusRequest
+    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+    std::string software = "rpmemd"; // told in StatusReply
+};
+
+// One client's session on the daemon: the functional core that turns each control request
+// into its reply (create/open/close/set_attr/remove/status), with at most one pool at a time.
+// After create or open maps the pool it starts the session's data plane (through the
+// DataPlaneFactory seam), chooses the persistence method and replies with the data path.
+// Whenever the pool goes — close, a lost channel (on_close), a failure half-way — the data
+// plane is stopped first (fencing: no lane can touch the pool any more), then the pool is
+// unmapped and unlocked, then its reservation released.
+//
+// Owned by the channel::Server (from the factory's return until after on_close); the server
+// calls handle() and on_close() one at a time, so the session needs no lock of its own.
+class DaemonSession final : public channel::SessionHandler {
+public:
+    DaemonSession(const SessionServices& services, channel::PeerInfo peer);
+    ~DaemonSession() override;
+    DaemonSession(const DaemonSession&) = delete;
+    DaemonSession& operator=(const DaemonSession&) = delete;
+
+    protocol::Reply handle(const protocol::Request& request) override;
+    void on_close(const Error& reason) noexcept override;
+    void on_open(Ender end) override { end_ = std::move(end); }
+
+    // "session 7 (alice@127.0.0.1:40312)": the prefix of this session's log lines.
+    const std::string& log_name() const noexcept { return log_name_; }
+
+private:
+    protocol::Reply create(const protocol::CreateRequest& request);
+    protocol::Reply open(const protocol::OpenRequest& request);
+    protocol::Reply close(const protocol::CloseRequest& request);
+    protocol::Reply set_attr(const protocol::SetAttrRequest& request);
+    protocol::Reply remove(const protocol::RemoveRequest& request);
+    protocol::Reply status(const protocol::StatusRequest& request);
+
+    // Checks of a create/open that need neither the pool nor the fabric.
+    Result<void> check_open_request(std::uint32_t lanes,
+                                    protocol::ProviderPreference provider) const;
+    // Starts the data plane for `pool` and chooses the persistence method; on success the
+    // data plane is this session's. `note` receives the method choice's reason.
+    Result<protocol::DataPath> start_data_plane(OpenPool& pool, std::uint32_t lanes,
+                                                protocol::ProviderPreference provider,
+                                                protocol::PersistMethod method, std::string& note);
+    // The common rest of create and open once the store made or opened `pool`: the data plane
+    // started, the pool this session's; on failure the pool closed again (removed when this
+    // request `created` it).
+    Result<protocol::DataPath> serve_pool(Result<std::unique_ptr<OpenPool>> pool,
+                                          std::uint32_t lanes,
+                                          protocol::ProviderPreference provider,
+                                          protocol::PersistMethod method, bool created,
+                                          std::string& note);
+    // A refused create or open, logged; its status comes from the error (pool_config if none).
+    protocol::Reply refusal(protocol::MessageType type, std::string_view pool_set,
+                            const Error& error) const;
+    // Fences and closes this session's pool (data plane first); `remove` deletes its parts.
+    Result<void> release(bool remove) noexcept;
+    std::string bind_host() const;
+
+    const SessionServices& services_;
+    const channel::PeerInfo peer_;
+    const std::string log_name_;
+    Ender end_;                             // ends the channel when the data plane is lost
+    std::unique_ptr<OpenPool> pool_;        // parent: declared before the data plane using it
+    std::unique_ptr<DataPlane> data_plane_; // child: destroyed (and stopped) first
+};
+
+// The SessionFactory of the daemon: a DaemonSession per accepted client.
+channel::SessionFactory make_session_factory(const SessionServices& services);
+
+} // namespace rpmem::daemon
