@@ -20,6 +20,7 @@
 #include <openssl/x509v3.h>
 
 #include "channel/frame_reader.h"
+#include "channel/frame_writer.h"
 #include "channel/logger.h"
 #include "channel/name_resolver.h"
 #include "channel/tls_context.h"
@@ -108,7 +109,6 @@ private:
     void read_next();
     void on_frame();
     void send(std::vector<std::uint8_t> frame);
-    void write_next();
     void arm_heartbeat();
     void on_heartbeat();
     void fail_channel(Error error, bool notify);
@@ -137,8 +137,7 @@ private:
 
     // I/O thread only.
     FrameBuffer read_buffer_;
-    std::deque<std::vector<std::uint8_t>> write_queue_; // front is being written
-    bool writing_ = false;
+    FrameWriter writer_;
     bool failed_ = false;
     bool closing_ = false; // close() is exchanging close_notify
     std::optional<PendingCall> pending_;
@@ -285,8 +284,7 @@ Result<void> Client::Impl::exchange_hello(Clock::time_point deadline) {
                                 answer->message.empty() ? protocol::text_of(answer->status)
                                                         : std::string_view(answer->message)),
                     ErrorSource::remote, static_cast<int>(answer->status));
-    if (answer->version < protocol::kMinProtocolVersion ||
-        answer->version > protocol::kProtocolVersion)
+    if (!protocol::speaks(answer->version))
         return fail(EPROTO,
                     fmt::format("{} chose protocol version {}, which this client did not offer",
                                 peer_, answer->version),
@@ -398,28 +396,15 @@ void Client::Impl::on_frame() {
 }
 
 void Client::Impl::send(std::vector<std::uint8_t> frame) {
-    write_queue_.push_back(std::move(frame));
-    if (!writing_)
-        write_next();
-}
-
-void Client::Impl::write_next() {
-    writing_ = true;
-    asio::async_write(
-        stream_, asio::buffer(write_queue_.front()), [this](const error_code& ec, std::size_t) {
-            writing_ = false;
-            // The buffer stays queued until here: Asio may use it until now.
-            write_queue_.pop_front();
-            if (failed_)
-                return;
-            if (ec) {
-                fail_channel(error_from_asio(ec, fmt::format("control channel to {}", peer_)),
-                             true);
-                return;
-            }
-            if (!write_queue_.empty())
-                write_next();
-        });
+    writer_.send(stream_, std::move(frame), [this](const error_code& ec) {
+        if (failed_)
+            return false;
+        if (ec) {
+            fail_channel(error_from_asio(ec, fmt::format("control channel to {}", peer_)), true);
+            return false;
+        }
+        return true;
+    });
 }
 
 void Client::Impl::arm_heartbeat() {

@@ -237,9 +237,7 @@ void ServerSession::on_hello(const protocol::Request& request, std::uint32_t req
                protocol::Reply(protocol::ErrorReply{Status::bad_message, message}), request_id);
         return;
     }
-    std::uint16_t low = std::max(hello->min_version, protocol::kMinProtocolVersion);
-    std::uint16_t high = std::min(hello->max_version, protocol::kProtocolVersion);
-    if (low > high) {
+    if (!protocol::ranges_meet(hello->min_version, hello->max_version)) {
         std::string message =
             fmt::format("no common protocol version: the client speaks {}..{}, this server {}..{}",
                         hello->min_version, hello->max_version, protocol::kMinProtocolVersion,
@@ -392,32 +390,21 @@ void ServerSession::send(const protocol::Reply& reply, std::uint32_t request_id)
 }
 
 void ServerSession::send_frame(std::vector<std::uint8_t> frame) {
-    if (write_queue_.size() >= kMaxQueuedFrames) {
+    if (writer_.queued() >= kMaxQueuedFrames) {
         close(Error(ENOBUFS, "the client does not read its replies"));
         return;
     }
-    write_queue_.push_back(std::move(frame));
-    if (!writing_)
-        write_next();
-}
-
-void ServerSession::write_next() {
-    writing_ = true;
-    asio::async_write(stream_, asio::buffer(write_queue_.front()),
-                      [self = shared_from_this()](const error_code& ec, std::size_t) {
-                          self->writing_ = false;
-                          self->write_queue_.pop_front(); // Asio is done with the buffer
-                          if (self->state_ == State::closed || self->state_ == State::lingering)
-                              return;
-                          if (ec) {
-                              self->close(error_from_asio(ec, "writing a reply"));
-                              return;
-                          }
-                          if (!self->write_queue_.empty())
-                              self->write_next();
-                          else if (self->state_ == State::finishing)
-                              self->linger();
-                      });
+    writer_.send(stream_, std::move(frame), [self = shared_from_this()](const error_code& ec) {
+        if (self->state_ == State::closed || self->state_ == State::lingering)
+            return false;
+        if (ec) {
+            self->close(error_from_asio(ec, "writing a reply"));
+            return false;
+        }
+        if (self->writer_.queued() == 0 && self->state_ == State::finishing)
+            self->linger();
+        return true;
+    });
 }
 
 void ServerSession::report_refusal(const Error& reason) {
@@ -455,7 +442,7 @@ void ServerSession::finish_with(const protocol::Reply& reply, std::uint32_t requ
     deadline_ = Clock::now() + kLingerTime;
     arm_deadline();
     send(reply, request_id);
-    if (state_ == State::finishing && !writing_)
+    if (state_ == State::finishing && !writer_.writing())
         linger();
 }
 
@@ -474,7 +461,7 @@ void ServerSession::linger() {
 void ServerSession::end_tls() {
     state_ = State::ending;
     close_reason_ = Error(ENOTCONN, "the client closed the channel");
-    if (writing_) {
+    if (writer_.writing()) {
         // A TLS shutdown must not overlap a write; a heartbeat reply still on its way only
         // costs the client our close_notify.
         close(*close_reason_);

@@ -21,6 +21,7 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "channel/frame_reader.h"
+#include "channel/frame_writer.h"
 #include "channel/server.h"
 #include "protocol/reply.h"
 #include "protocol/request.h"
@@ -87,7 +88,6 @@ private:
     protocol::Reply run_handler(const protocol::Request& request); // handler strand only
     void send(const protocol::Reply& reply, std::uint32_t request_id);
     void send_frame(std::vector<std::uint8_t> frame);
-    void write_next();
     void report_refusal(const Error& reason);
     void refuse(Error reason, std::optional<protocol::Reply> reply, std::uint32_t request_id);
     void finish_with(const protocol::Reply& reply, std::uint32_t request_id, Error reason);
@@ -115,8 +115,7 @@ private:
     State state_ = State::handshake;
     Clock::time_point deadline_;
     FrameBuffer read_buffer_;
-    std::deque<std::vector<std::uint8_t>> write_queue_; // front is being written
-    bool writing_ = false;
+    FrameWriter writer_;
     unsigned in_flight_ = 0;
     std::optional<Error> close_reason_;
     std::array<std::uint8_t, 512> drain_buffer_{};

@@ -11,6 +11,15 @@ namespace rpmem::protocol {
 inline constexpr std::uint16_t kProtocolVersion = 1;
 inline constexpr std::uint16_t kMinProtocolVersion = 1;
 
+// The negotiation rule, for both ends. The server: do a client's [min, max] and this build's
+// range meet? The client: is the version the server chose one this build offered?
+constexpr bool ranges_meet(std::uint16_t peer_min, std::uint16_t peer_max) noexcept {
+    return peer_min <= kProtocolVersion && peer_max >= kMinProtocolVersion && peer_min <= peer_max;
+}
+constexpr bool speaks(std::uint16_t version) noexcept {
+    return version >= kMinProtocolVersion && version <= kProtocolVersion;
+}
+
 // Optional features a peer announces in its Hello as a bit set; the server answers with the
 // bits both sides share. Unknown bits are ignored, which is what lets a newer peer add bits
 // without a version change.
