@@ -247,7 +247,8 @@ Reply DaemonSession::create(const protocol::CreateRequest& request) {
     if (!path)
         return refusal(protocol::MessageType::create, request.pool_set, path.error());
     spdlog::info("{}: created pool set '{}'", log_name_, escape_for_log(request.pool_set));
-    return protocol::CreateReply{Status::ok, std::move(note), std::move(*path)};
+    return protocol::CreateReply{Status::ok, std::move(note), std::move(*path),
+                                 pool_->found().generation};
 }
 
 Reply DaemonSession::open(const protocol::OpenRequest& request) {
@@ -257,14 +258,18 @@ Reply DaemonSession::open(const protocol::OpenRequest& request) {
     if (auto checked = check_open_request(request.lanes, request.provider); !checked)
         return refusal(protocol::MessageType::open, request.pool_set, checked.error());
     std::string note;
-    auto path = serve_pool(services_.store.open({peer_.identity, request.pool_set,
-                                                 request.pool_size, peer_.session_id}),
-                           request.lanes, request.provider, request.persist_method, false, note);
+    auto path =
+        serve_pool(services_.store.open({peer_.identity, request.pool_set, request.pool_size,
+                                         peer_.session_id, request.expected_generation}),
+                   request.lanes, request.provider, request.persist_method, false, note);
     if (!path)
         return refusal(protocol::MessageType::open, request.pool_set, path.error());
-    spdlog::info("{}: opened pool set '{}'", log_name_, escape_for_log(request.pool_set));
-    protocol::OpenReply reply{Status::ok, std::move(note), std::move(*path), pool_->attributes()};
-    return reply;
+    const ReplicaRecord& found = pool_->found();
+    spdlog::info("{}: opened pool set '{}': replica {} at generation {}", log_name_,
+                 escape_for_log(request.pool_set), protocol::name_of(found.state),
+                 found.generation);
+    return protocol::OpenReply{Status::ok,          std::move(note), std::move(*path),
+                               pool_->attributes(), found.state,     found.generation};
 }
 
 Reply DaemonSession::close(const protocol::CloseRequest& request) {
@@ -278,9 +283,15 @@ Reply DaemonSession::close(const protocol::CloseRequest& request) {
     std::string note = request.remove && !remove
                            ? "not removed: the pool was opened, not created, in this session"
                            : "";
-    spdlog::info("{}: close '{}'{}", log_name_, escape_for_log(name),
-                 remove ? " and remove it" : "");
-    if (auto released = release(remove); !released) {
+    const CloseVerdict verdict = request.in_sync     ? CloseVerdict::in_sync
+                                 : request.untouched ? CloseVerdict::untouched
+                                                     : CloseVerdict::behind;
+    spdlog::info("{}: close '{}'{} ({})", log_name_, escape_for_log(name),
+                 remove ? " and remove it" : "",
+                 request.in_sync     ? "replica in sync"
+                 : request.untouched ? "nothing written"
+                                     : "the initiator went on without it: outdated");
+    if (auto released = release(remove, verdict); !released) {
         Status status = reply_status_for(released.error(), Status::fatal);
         return protocol::CloseReply{status, released.error().message()};
     }
@@ -339,7 +350,7 @@ Reply DaemonSession::status(const protocol::StatusRequest&) {
     return reply;
 }
 
-Result<void> DaemonSession::release(bool remove) noexcept {
+Result<void> DaemonSession::release(bool remove, CloseVerdict verdict) noexcept {
     if (data_plane_) {
         data_plane_->stop(); // fence: no lane reaches the pool after this
         data_plane_.reset();
@@ -347,7 +358,7 @@ Result<void> DaemonSession::release(bool remove) noexcept {
     if (!pool_)
         return {};
     std::string name = pool_->name();
-    auto closed = services_.store.close(std::move(pool_), remove);
+    auto closed = services_.store.close(std::move(pool_), remove, verdict);
     if (!closed)
         spdlog::warn("{}: {}", log_name_, escape_for_log(closed.error().message()));
     else

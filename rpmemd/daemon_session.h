@@ -79,8 +79,9 @@ private:
     // A refused create or open, logged; its status comes from the error (pool_config if none).
     protocol::Reply refusal(protocol::MessageType type, std::string_view pool_set,
                             const Error& error) const;
-    // Fences and closes this session's pool (data plane first); `remove` deletes its parts.
-    Result<void> release(bool remove) noexcept;
+    // Fences and closes this session's pool (data plane first); `remove` deletes its parts;
+    // `verdict` decides the replica state it leaves (lost: inconsistent, as on a lost channel).
+    Result<void> release(bool remove, CloseVerdict verdict = CloseVerdict::lost) noexcept;
     std::string bind_host() const;
 
     const SessionServices& services_;

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <utility>
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -27,6 +28,12 @@ Error annotate(Error error, Status einval_status, std::string_view context) {
 
 bool has_shutdown_state(const poolset::PoolHeader& header) {
     return (header.features.incompat & poolset::kFeatureShutdownState) != 0;
+}
+
+// The state file beside `file`, with its own descriptor of the directory.
+ReplicaStateFile state_file_of(const PoolSetFile& file) {
+    return ReplicaStateFile(poolset::UniqueFd(::fcntl(file.parent.get(), F_DUPFD_CLOEXEC, 0)),
+                            file.leaf, file.path);
 }
 
 } // namespace
@@ -117,9 +124,14 @@ Result<std::unique_ptr<OpenPool>> PoolStore::create(const PoolRequest& request,
         return undo(annotate(std::move(headers.error()), Status::pool_config, context));
     if (auto written = mapping->write_headers(*headers); !written)
         return undo(annotate(std::move(written.error()), Status::fatal, context));
+    ReplicaStateFile state_file = state_file_of(located->file);
+    const ReplicaRecord fresh{protocol::ReplicaState::inconsistent, 1};
+    if (auto written = state_file.write(fresh); !written)
+        return undo(annotate(std::move(written.error()), Status::fatal, context));
 
-    return std::unique_ptr<OpenPool>(
-        new OpenPool(std::move(*hold), request.name, std::move(*mapping), attributes, true));
+    return std::unique_ptr<OpenPool>(new OpenPool(std::move(*hold), request.name,
+                                                  std::move(*mapping), attributes, true,
+                                                  std::move(state_file), fresh));
 }
 
 Result<std::unique_ptr<OpenPool>> PoolStore::open(const PoolRequest& request) {
@@ -141,8 +153,44 @@ Result<std::unique_ptr<OpenPool>> PoolStore::open(const PoolRequest& request) {
                                  fmt::format("{}: the remote pool has {} bytes, the initiator's "
                                              "pool {}",
                                              context, mapping->size(), request.min_size)));
-    return std::unique_ptr<OpenPool>(
-        new OpenPool(std::move(*hold), request.name, std::move(*mapping), *attributes, false));
+
+    ReplicaStateFile state_file = state_file_of(located->file);
+    auto stored = state_file.read();
+    if (!stored)
+        return fail(annotate(std::move(stored.error()), Status::pool_config, context));
+    // No state file: nothing is known of this copy's history, so it must be checked.
+    const ReplicaRecord found = stored->value_or(ReplicaRecord{});
+    if (found.state == protocol::ReplicaState::promoted)
+        return fail(status_error(
+            Status::split_brain,
+            fmt::format("{}: split brain: this copy was promoted to a primary at generation {} "
+                        "and is no longer a replica; rejoin it as a replica of the new primary "
+                        "or remove it",
+                        context, found.generation)));
+    if (request.expected_generation != 0 && request.expected_generation != found.generation)
+        return fail(status_error(
+            Status::split_brain,
+            fmt::format("{}: split brain: the initiator replicated generation {}, this copy is "
+                        "at generation {}; compare both copies (rpmemctl verify) and rejoin the "
+                        "one that is behind",
+                        context, request.expected_generation, found.generation)));
+    if (auto written = state_file.write({protocol::ReplicaState::inconsistent, found.generation});
+        !written)
+        return fail(annotate(std::move(written.error()), Status::fatal, context));
+    return std::unique_ptr<OpenPool>(new OpenPool(std::move(*hold), request.name,
+                                                  std::move(*mapping), *attributes, false,
+                                                  std::move(state_file), found));
+}
+
+Result<std::optional<ReplicaRecord>> PoolStore::replica_record(std::string_view identity,
+                                                               std::string_view name) const {
+    auto located = locate(identity, name, false);
+    if (!located)
+        return fail(std::move(located.error()));
+    auto record = state_file_of(located->file).read();
+    if (!record)
+        return fail(annotate(std::move(record.error()), Status::pool_config, "reading"));
+    return record;
 }
 
 Result<void> PoolStore::set_attributes(OpenPool& pool, const PoolAttributes& attributes) {
@@ -163,9 +211,31 @@ Result<void> PoolStore::set_attributes(OpenPool& pool, const PoolAttributes& att
     return {};
 }
 
-Result<void> PoolStore::close(std::unique_ptr<OpenPool> pool, bool remove) {
+Result<void> PoolStore::close(std::unique_ptr<OpenPool> pool, bool remove, CloseVerdict verdict) {
     const std::string context = fmt::format("closing pool set '{}'", escape_for_log(pool->name()));
     Result<void> outcome;
+    // The state before the parts go, so a crash in between leaves the careful answer.
+    std::optional<protocol::ReplicaState> after;
+    switch (verdict) {
+    case CloseVerdict::lost:
+        break;
+    case CloseVerdict::in_sync:
+        after = protocol::ReplicaState::consistent;
+        break;
+    case CloseVerdict::behind:
+        after = protocol::ReplicaState::outdated;
+        break;
+    case CloseVerdict::untouched:
+        after = pool->found_.state;
+        break;
+    }
+    if (remove) {
+        if (auto removed = pool->state_file_.remove(); !removed)
+            outcome = fail(annotate(std::move(removed.error()), Status::fatal, context));
+    } else if (after) {
+        if (auto written = pool->state_file_.write({*after, pool->found_.generation}); !written)
+            outcome = fail(annotate(std::move(written.error()), Status::fatal, context));
+    }
     if (!remove && pool->has_headers()) {
         // The pool was shut down cleanly: PMDK clears the shutdown state's dirty flag on close.
         auto headers = pool->mapping().read_headers();
@@ -197,6 +267,8 @@ Result<void> PoolStore::remove(std::string_view identity, std::string_view name,
         return fail(std::move(hold.error()).add_context(context));
     if (auto removed = poolset::PoolMapping::remove(located->set, options.force); !removed)
         return fail(annotate(std::move(removed.error()), Status::pool_config, context));
+    if (auto removed = state_file_of(located->file).remove(); !removed && !options.force)
+        return fail(annotate(std::move(removed.error()), Status::fatal, context));
     if (options.remove_set_file) {
         const PoolSetFile& file = located->file;
         if (::unlinkat(file.parent.get(), file.leaf.c_str(), 0) != 0 && !options.force)

@@ -15,6 +15,7 @@
 #include "poolset/pool_set.h"
 #include "rpmemd/pool_registry.h"
 #include "rpmemd/pool_set_file.h"
+#include "rpmemd/replica_state_file.h"
 
 namespace rpmem::daemon {
 
@@ -24,6 +25,16 @@ struct PoolRequest {
     std::string name;           // the pool set name, relative to that directory
     std::uint64_t min_size = 0; // the initiator's pool size: the remote pool must be as large
     std::uint64_t session = 0;  // for the registry and messages
+    // open: the generation the initiator expects; 0: any (split_brain on another one).
+    std::uint64_t expected_generation = 0;
+};
+
+// What becomes of a replica's state when its session closes the pool.
+enum class CloseVerdict {
+    lost,      // the session ended uncleanly: the replica stays inconsistent
+    in_sync,   // the initiator vouches for every persist: consistent
+    behind,    // the initiator went on without this copy: outdated
+    untouched, // the session wrote nothing: the state it was opened in
 };
 
 // A pool opened or created by one session: the part files mapped and locked, the attributes
@@ -43,22 +54,30 @@ public:
     const PoolAttributes& attributes() const noexcept { return attributes_; }
     bool created() const noexcept { return created_; }
     bool has_headers() const noexcept { return !mapping_->set().options.no_headers; }
+    // The replica's record when this session opened it (a new pool: inconsistent); its file
+    // says inconsistent while the session has it.
+    const ReplicaRecord& found() const noexcept { return found_; }
 
 private:
     friend class PoolStore;
     OpenPool(PoolRegistry::Hold hold, std::string name, poolset::PoolMapping mapping,
-             PoolAttributes attributes, bool created)
+             PoolAttributes attributes, bool created, ReplicaStateFile state_file,
+             ReplicaRecord found)
         : hold_(std::move(hold))
         , name_(std::move(name))
         , mapping_(std::move(mapping))
         , attributes_(attributes)
-        , created_(created) {}
+        , created_(created)
+        , state_file_(std::move(state_file))
+        , found_(found) {}
 
     PoolRegistry::Hold hold_; // declared first: released after the mapping is gone
     std::string name_;
     std::optional<poolset::PoolMapping> mapping_;
     PoolAttributes attributes_;
     bool created_ = false;
+    ReplicaStateFile state_file_;
+    ReplicaRecord found_;
 };
 
 // The pools rpmemd serves: pool set files found strictly beneath the pool set directory of the
@@ -86,16 +105,24 @@ public:
                                              const PoolAttributes& attributes);
 
     // Opens the existing pool of `request.name` and checks its headers (PMDK's remote header
-    // checks). Statuses as for create, no_exist for missing parts, pool_config for bad headers.
+    // checks). Statuses as for create, no_exist for missing parts, pool_config for bad headers
+    // or a bad state file, split_brain for a promoted replica or one at a generation other
+    // than request.expected_generation. The state file says inconsistent before this returns.
     Result<std::unique_ptr<OpenPool>> open(const PoolRequest& request);
 
     // Rewrites the headers of `pool` from `attributes` (PMDK's set_attr) and makes them
     // durable. not_supported for a NOHDRS pool, invalid_request for zero attributes.
     Result<void> set_attributes(OpenPool& pool, const PoolAttributes& attributes);
 
-    // Closes `pool`: marks its shutdown state clean (SDS pools), unmaps and unlocks it, and
-    // with `remove` unlinks its parts (the set file stays) before releasing its reservation.
-    Result<void> close(std::unique_ptr<OpenPool> pool, bool remove);
+    // Closes `pool`: marks its shutdown state clean (SDS pools), records the replica state the
+    // verdict calls for, unmaps and unlocks it, and with `remove` unlinks its parts and its
+    // state file (the set file stays) before releasing its reservation.
+    Result<void> close(std::unique_ptr<OpenPool> pool, bool remove,
+                       CloseVerdict verdict = CloseVerdict::lost);
+
+    // The replica record of the set `name` without opening it (nothing: no state file).
+    Result<std::optional<ReplicaRecord>> replica_record(std::string_view identity,
+                                                        std::string_view name) const;
 
     struct RemovalFlags {
         bool force = false;           // ignore missing or locked parts

@@ -18,6 +18,7 @@
 #include "capi/librpmem.h"
 #pragma GCC visibility pop
 
+#include "capi/failure_action.h"
 #include "capi/last_error.h"
 #include "client/replica.h"
 #include "client/settings.h"
@@ -30,6 +31,7 @@ struct rpmem_pool {
 namespace {
 
 using rpmem::Result;
+using rpmem::capi::data_path_status;
 using rpmem::capi::report;
 
 // The client settings, read from the environment and the config file on the first
@@ -226,17 +228,20 @@ int rpmem_close(RPMEMpool* rpp) {
 }
 
 int rpmem_flush(RPMEMpool* rpp, size_t offset, size_t length, unsigned lane, unsigned flags) {
+    const void* caller = __builtin_return_address(0);
     return guarded(-1, [&] {
         if (!check_pool("rpmem_flush", rpp))
             return -1;
         auto mode = persist_mode("rpmem_flush", flags, RPMEM_FLUSH_RELAXED);
         if (!mode)
             return -1;
-        return status_of(rpp->replica->flush(offset, length, lane, *mode));
+        return data_path_status(rpp->replica->flush(offset, length, lane, *mode), *rpp->replica,
+                                "rpmem_flush", caller);
     });
 }
 
 int rpmem_drain(RPMEMpool* rpp, unsigned lane, unsigned flags) {
+    const void* caller = __builtin_return_address(0);
     return guarded(-1, [&] {
         if (!check_pool("rpmem_drain", rpp))
             return -1;
@@ -244,26 +249,30 @@ int rpmem_drain(RPMEMpool* rpp, unsigned lane, unsigned flags) {
             report(EINVAL, fmt::format("rpmem_drain: flags must be 0, got {:#x}", flags));
             return -1;
         }
-        return status_of(rpp->replica->drain(lane));
+        return data_path_status(rpp->replica->drain(lane), *rpp->replica, "rpmem_drain", caller);
     });
 }
 
 int rpmem_persist(RPMEMpool* rpp, size_t offset, size_t length, unsigned lane, unsigned flags) {
+    const void* caller = __builtin_return_address(0);
     return guarded(-1, [&] {
         if (!check_pool("rpmem_persist", rpp))
             return -1;
         auto mode = persist_mode("rpmem_persist", flags, RPMEM_PERSIST_RELAXED);
         if (!mode)
             return -1;
-        return status_of(rpp->replica->persist(offset, length, lane, *mode));
+        return data_path_status(rpp->replica->persist(offset, length, lane, *mode), *rpp->replica,
+                                "rpmem_persist", caller);
     });
 }
 
 int rpmem_deep_persist(RPMEMpool* rpp, size_t offset, size_t length, unsigned lane) {
+    const void* caller = __builtin_return_address(0);
     return guarded(-1, [&] {
         if (!check_pool("rpmem_deep_persist", rpp))
             return -1;
-        return status_of(rpp->replica->deep_persist(offset, length, lane));
+        return data_path_status(rpp->replica->deep_persist(offset, length, lane), *rpp->replica,
+                                "rpmem_deep_persist", caller);
     });
 }
 

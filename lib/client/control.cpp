@@ -29,6 +29,10 @@ connect_control(const Settings& settings, const Target& target,
     config.connect_timeout = settings.connect_timeout;
     config.handshake_timeout = settings.connect_timeout;
     config.request_timeout = std::max(settings.timeout, settings.connect_timeout);
+    // A silent target is declared dead within the operation timeout, as a stalled lane is.
+    config.heartbeat_timeout = settings.timeout;
+    config.heartbeat_interval = std::clamp(settings.timeout / 4, std::chrono::milliseconds(1),
+                                           std::chrono::milliseconds(1000));
     config.software = "librpmem " RPMEM_VERSION;
     config.on_failure = std::move(on_failure);
 

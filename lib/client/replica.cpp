@@ -24,6 +24,10 @@ namespace {
 
 constexpr std::size_t kPoolHeaderSize = 4096; // offsets below it hold the pool header
 constexpr unsigned kMaxDefaultLanes = 16;
+// A resync copy: contiguous dirty extents up to one inline message's worth at a time.
+constexpr std::size_t kCopyExtents = 16;
+constexpr std::chrono::milliseconds kFirstBackoff{100};
+constexpr std::chrono::milliseconds kMaxBackoff{5000};
 
 // The lanes asked for: the caller's wish, capped by RPMEM_MAX_NLANES or, by default, by the
 // cores of this machine (a lane per core keeps every core busy; more only queue).
@@ -41,7 +45,19 @@ protocol::ProviderPreference provider_preference(const Settings& settings) {
                                  : protocol::ProviderPreference::tcp;
 }
 
+const char* step_name(int call) {
+    static constexpr const char* kNames[] = {"rpmem_persist", "rpmem_deep_persist", "rpmem_flush",
+                                             "rpmem_drain"};
+    return kNames[call];
+}
+
 } // namespace
+
+Replica::Connection::~Connection() {
+    lanes.reset();
+    if (control)
+        control->close();
+}
 
 Replica::Replica(const Settings& settings, const Target& target, std::string_view pool_set,
                  std::span<std::byte> pool)
@@ -49,15 +65,16 @@ Replica::Replica(const Settings& settings, const Target& target, std::string_vie
     , target_(target)
     , where_(fmt::format("{}:{}", target.host, target.port.value_or(kDefaultPort)))
     , pool_set_(pool_set)
-    , pool_(pool) {}
+    , pool_(pool)
+    , dirty_(pool.size()) {}
 
 Replica::~Replica() {
     if (!closed_)
         (void)close();
 }
 
-unsigned Replica::lane_count() const noexcept {
-    return lanes_ ? lanes_->size() : 0;
+std::string Replica::describe() const {
+    return fmt::format("{} pool set {}", where_, pool_set_);
 }
 
 Result<void> Replica::check_lane(const char* step, unsigned lane) const {
@@ -74,7 +91,7 @@ Result<void> Replica::check_write(const char* step, std::size_t offset, std::siz
     if (offset >= pool_.size() || length > pool_.size() - offset)
         return fail(EINVAL, fmt::format("{}: range [{}, +{}) is outside the pool of {} bytes", step,
                                         offset, length, pool_.size()));
-    if (has_header_ && offset < kPoolHeaderSize)
+    if (offset < data_start_)
         return fail(EINVAL, fmt::format("{}: offset {} is inside the pool header (the "
                                         "first {} bytes)",
                                         step, offset, kPoolHeaderSize));
@@ -87,8 +104,6 @@ Result<void> Replica::check_broken() const {
     const std::lock_guard lock(broken_mutex_);
     return fail(*broken_error_);
 }
-
-// Data-path errors break the replica for good (PMDK's sticky errors).
 
 Result<void> Replica::sticky(Result<void> result) {
     if (result)
@@ -103,15 +118,210 @@ Result<void> Replica::sticky(Result<void> result) {
     return fail(*broken_error_);
 }
 
-// Counts a data-path call that succeeded, for the usage line logged at close.
+// The one path of every data-path write call. The lane's mutex is taken after the extent
+// stripes (the order the resync thread takes them in too), and the state read again under it:
+// while degraded a call only records its range; while resyncing it holds its stripes.
+Result<void> Replica::on_lane(Call call, std::size_t offset, std::size_t length, unsigned lane,
+                              PersistMode mode) {
+    LaneGuard& guard = guards_[lane];
+    const bool relaxed = mode == PersistMode::relaxed;
+    const std::size_t stripe_length = call == Call::drain ? 0 : length;
+    for (;;) {
+        std::optional<ExtentLocks::Hold> stripes;
+        if (sync_.load(std::memory_order_acquire) == SyncState::resyncing)
+            stripes.emplace(
+                extent_locks_,
+                ExtentLocks::stripes_of(call == Call::drain ? 0 : offset,
+                                        call == Call::drain ? pool_.size() : stripe_length,
+                                        DirtyExtents::kExtentSize),
+                false);
+        std::unique_lock lock(guard.mutex);
+        const SyncState state = sync_.load(std::memory_order_acquire);
+        if (state == SyncState::resyncing && !stripes)
+            continue; // the resync began meanwhile: take the stripes first
+        if (state == SyncState::degraded) {
+            if (call == Call::drain) {
+                dirty_.mark(guard.pending_begin, guard.pending_end - guard.pending_begin);
+                guard.pending_begin = guard.pending_end = 0;
+            } else {
+                dirty_.mark(offset, length);
+            }
+            return {};
+        }
 
-Result<void> Replica::counted(Result<void> result, std::uint64_t& calls, std::size_t bytes,
-                              unsigned lane) {
-    if (result) {
-        ++calls;
-        usage_[lane].bytes += bytes;
+        persist::InitiatorLane& on = connection_->lanes->lane(lane);
+        Result<void> result;
+        LaneUsage& usage = usage_[lane];
+        switch (call) {
+        case Call::persist:
+            result = on.persist(offset, length, relaxed);
+            if (result)
+                ++usage.persists;
+            break;
+        case Call::deep_persist:
+            result = on.deep_persist(offset, length);
+            if (result)
+                ++usage.deep_persists;
+            break;
+        case Call::flush:
+            result = on.flush(offset, length, relaxed);
+            if (result) {
+                ++usage.flushes;
+                if (guard.pending_begin == guard.pending_end) {
+                    guard.pending_begin = offset;
+                    guard.pending_end = offset + length;
+                } else {
+                    guard.pending_begin = std::min(guard.pending_begin, offset);
+                    guard.pending_end = std::max(guard.pending_end, offset + length);
+                }
+            }
+            break;
+        case Call::drain:
+            result = on.drain();
+            if (result)
+                ++usage.drains;
+            break;
+        }
+        if (result) {
+            usage.bytes += length;
+            if (call != Call::flush) // a persist drains the lane too
+                guard.pending_begin = guard.pending_end = 0;
+            return result;
+        }
+        if (settings_.on_replica_failure != FailurePolicy::continue_degraded)
+            return sticky(std::move(result));
+        // What this lane may not have delivered: this call's range and its pending flushes.
+        if (guard.pending_begin != guard.pending_end)
+            dirty_.mark(guard.pending_begin, guard.pending_end - guard.pending_begin);
+        guard.pending_begin = guard.pending_end = 0;
+        degrade(step_name(static_cast<int>(call)), offset, call == Call::drain ? 0 : length,
+                result.error());
+        return {};
     }
-    return result;
+}
+
+void Replica::degrade(const char* step, std::size_t offset, std::size_t length, const Error& why) {
+    dirty_.mark(offset, length);
+    const SyncState was = sync_.exchange(SyncState::degraded, std::memory_order_acq_rel);
+    if (was == SyncState::degraded)
+        return;
+    logger().warn("{}: replica degraded ({} failed: {}); the application goes on with its local "
+                  "pool, the missed extents are recorded and copied once the replica is back",
+                  describe(), step, why.message());
+    const std::lock_guard lock(recovery_mutex_);
+    if (!recovery_.joinable() && !stopping_)
+        recovery_ = std::thread([this] { recover(); });
+    recovery_wake_.notify_all();
+}
+
+// Makes sure no lane uses the connection, then drops it. Flushes never drained on it are
+// missed extents.
+void Replica::retire_connection() {
+    std::vector<std::unique_lock<std::mutex>> held;
+    held.reserve(lane_count_);
+    for (unsigned l = 0; l < lane_count_; ++l) {
+        held.emplace_back(guards_[l].mutex);
+        LaneGuard& guard = guards_[l];
+        if (guard.pending_begin != guard.pending_end)
+            dirty_.mark(guard.pending_begin, guard.pending_end - guard.pending_begin);
+        guard.pending_begin = guard.pending_end = 0;
+    }
+    connection_.reset();
+}
+
+bool Replica::copy_dirty(const char* why) {
+    const std::size_t total = dirty_.count();
+    logger().info("{}: {}: copying {} missed extents ({} bytes at most) from the local pool",
+                  describe(), why, total, total * DirtyExtents::kExtentSize);
+    std::size_t position = 0;
+    std::size_t copied = 0;
+    for (;;) {
+        {
+            const std::lock_guard lock(recovery_mutex_);
+            if (stopping_ && sync_.load() != SyncState::in_sync)
+                return false;
+        }
+        auto run = dirty_.take_run(position, kCopyExtents);
+        if (!run)
+            return true;
+        position = run->offset + run->length;
+        const ExtentLocks::Hold stripes(
+            extent_locks_,
+            ExtentLocks::stripes_of(run->offset, run->length, DirtyExtents::kExtentSize), true);
+        const std::lock_guard lane(guards_[0].mutex);
+        if (sync_.load(std::memory_order_acquire) != SyncState::resyncing || !connection_) {
+            dirty_.mark(run->offset, run->length);
+            return false;
+        }
+        // The data starts at data_start_: a header page is never dirty, but clip anyway.
+        const std::size_t begin = std::max(run->offset, data_start_);
+        const std::size_t end = run->offset + run->length;
+        if (begin < end) {
+            auto sent = connection_->lanes->lane(0).persist(begin, end - begin, false);
+            if (!sent) {
+                dirty_.mark(run->offset, run->length);
+                if (sync_.exchange(SyncState::degraded) != SyncState::degraded)
+                    logger().warn("{}: replica degraded again while copying ({})", describe(),
+                                  sent.error().message());
+                return false;
+            }
+        }
+        copied += run->length / DirtyExtents::kExtentSize;
+    }
+}
+
+void Replica::recover() {
+    std::chrono::milliseconds backoff = kFirstBackoff;
+    std::size_t attempts = 0;
+    std::unique_lock lock(recovery_mutex_);
+    while (!stopping_) {
+        if (sync_.load(std::memory_order_acquire) != SyncState::degraded) {
+            recovery_wake_.wait(lock, [&] {
+                return stopping_ || sync_.load(std::memory_order_acquire) == SyncState::degraded;
+            });
+            continue;
+        }
+        lock.unlock();
+        retire_connection();
+        ++attempts;
+        auto reconnected = connect(false, lane_count_, nullptr, nullptr, generation_);
+        if (reconnected && (*reconnected)->lanes->size() < lane_count_)
+            reconnected = fail(EAGAIN, fmt::format("the target granted {} of the {} lanes",
+                                                   (*reconnected)->lanes->size(), lane_count_));
+        if (!reconnected) {
+            (attempts == 1
+                 ? logger().warn("{}: reconnecting failed: {}; retrying every {} ms "
+                                 "at most",
+                                 describe(), reconnected.error().message(), kMaxBackoff.count())
+                 : logger().debug("{}: reconnecting (attempt {}) failed: {}", describe(), attempts,
+                                  reconnected.error().message()));
+            lock.lock();
+            recovery_wake_.wait_for(lock, backoff, [&] { return stopping_; });
+            backoff = std::min(backoff * 2, kMaxBackoff);
+            continue;
+        }
+        {
+            std::vector<std::unique_lock<std::mutex>> held;
+            for (unsigned l = 0; l < lane_count_; ++l)
+                held.emplace_back(guards_[l].mutex);
+            connection_ = std::move(*reconnected);
+            sync_.store(SyncState::resyncing, std::memory_order_release);
+        }
+        logger().warn("{}: replica reconnected after {} attempts; resyncing {} missed extents "
+                      "while persists replicate again",
+                      describe(), attempts, dirty_.count());
+        backoff = kFirstBackoff;
+        attempts = 0;
+        if (copy_dirty("resync")) {
+            SyncState expected = SyncState::resyncing;
+            if (dirty_.empty() && sync_.compare_exchange_strong(expected, SyncState::in_sync,
+                                                                std::memory_order_acq_rel))
+                logger().warn("{}: replica back in sync", describe());
+            else if (expected == SyncState::resyncing)
+                sync_.store(SyncState::degraded); // marked meanwhile by a failure: go round
+        }
+        lock.lock();
+    }
 }
 
 Result<void> Replica::persist(std::size_t offset, std::size_t length, unsigned lane,
@@ -120,8 +330,7 @@ Result<void> Replica::persist(std::size_t offset, std::size_t length, unsigned l
         return bad;
     if (length == 0)
         return {};
-    return counted(sticky(lanes_->lane(lane).persist(offset, length, mode == PersistMode::relaxed)),
-                   usage_[lane].persists, length, lane);
+    return on_lane(Call::persist, offset, length, lane, mode);
 }
 
 Result<void> Replica::deep_persist(std::size_t offset, std::size_t length, unsigned lane) {
@@ -129,8 +338,7 @@ Result<void> Replica::deep_persist(std::size_t offset, std::size_t length, unsig
         return bad;
     if (length == 0)
         return {};
-    return counted(sticky(lanes_->lane(lane).deep_persist(offset, length)),
-                   usage_[lane].deep_persists, length, lane);
+    return on_lane(Call::deep_persist, offset, length, lane, PersistMode::strict);
 }
 
 Result<void> Replica::flush(std::size_t offset, std::size_t length, unsigned lane,
@@ -139,8 +347,7 @@ Result<void> Replica::flush(std::size_t offset, std::size_t length, unsigned lan
         return bad;
     if (length == 0)
         return {};
-    return counted(sticky(lanes_->lane(lane).flush(offset, length, mode == PersistMode::relaxed)),
-                   usage_[lane].flushes, length, lane);
+    return on_lane(Call::flush, offset, length, lane, mode);
 }
 
 Result<void> Replica::drain(unsigned lane) {
@@ -148,7 +355,7 @@ Result<void> Replica::drain(unsigned lane) {
         return bad;
     if (auto broken = check_broken(); !broken)
         return broken;
-    return counted(sticky(lanes_->lane(lane).drain()), usage_[lane].drains, 0, lane);
+    return on_lane(Call::drain, 0, 0, lane, PersistMode::strict);
 }
 
 Result<void> Replica::read(std::span<std::byte> into, std::size_t offset, unsigned lane) {
@@ -160,7 +367,7 @@ Result<void> Replica::read(std::span<std::byte> into, std::size_t offset, unsign
                                         offset, into.size(), pool_.size()));
     // The target registers only the pool's data for RMA, never its header (a hostile
     // initiator must not rewrite it); the attributes come with create and open instead.
-    if (has_header_ && offset < kPoolHeaderSize && !into.empty())
+    if (offset < data_start_ && !into.empty())
         return fail(EINVAL, fmt::format("rpmem_read: offset {} is inside the pool header (the "
                                         "first {} bytes), which the target does not expose; "
                                         "rpmem_open returns its attributes",
@@ -169,84 +376,132 @@ Result<void> Replica::read(std::span<std::byte> into, std::size_t offset, unsign
         return broken;
     if (into.empty())
         return {};
-    return counted(sticky(lanes_->lane(lane).read(into, offset)), usage_[lane].reads, into.size(),
-                   lane);
+    const std::lock_guard lock(guards_[lane].mutex);
+    // A replica that is not in sync has nothing trustworthy to read.
+    if (sync_.load(std::memory_order_acquire) != SyncState::in_sync)
+        return fail(ENOTCONN, fmt::format("rpmem_read: {} is degraded ({} extents behind); "
+                                          "read the local pool",
+                                          describe(), dirty_.count()));
+    auto result = sticky(connection_->lanes->lane(lane).read(into, offset));
+    if (result) {
+        ++usage_[lane].reads;
+        usage_[lane].bytes += into.size();
+    }
+    return result;
 }
 
 Result<void> Replica::set_attributes(const PoolAttributes& attributes) {
     if (auto broken = check_broken(); !broken)
         return broken;
+    if (!connection_)
+        return fail(ENOTCONN, fmt::format("{}: setting the attributes: the replica is degraded "
+                                          "and not connected",
+                                          describe()));
     auto reply = channel::expect<protocol::SetAttrReply>(
-        control_->call(protocol::SetAttrRequest{attributes}),
+        connection_->control->call(protocol::SetAttrRequest{attributes}),
         fmt::format("{}: setting the attributes of {}", where_, pool_set_));
     if (!reply)
         return fail(std::move(reply.error()));
     return {};
 }
 
-Result<void> Replica::establish(bool create, unsigned& lanes,
-                                const PoolAttributes* create_attributes,
-                                PoolAttributes* open_attributes) {
-    auto control = connect_control(settings_, target_, [this](const Error&) {
-        channel_failed_.store(true, std::memory_order_release);
-    });
+Result<std::unique_ptr<Replica::Connection>>
+Replica::connect(bool create, unsigned lanes, const PoolAttributes* create_attributes,
+                 PoolAttributes* open_attributes, std::uint64_t expected_generation) {
+    auto connection = std::make_unique<Connection>();
+    auto control =
+        connect_control(settings_, target_, [flag = &connection->channel_failed](const Error&) {
+            flag->store(true, std::memory_order_release);
+        });
     if (!control)
-        return abandon(std::move(control.error()));
-    control_ = std::move(*control);
+        return fail(std::move(control.error()));
+    connection->control = std::move(*control);
+    channel::Client& channel = *connection->control;
 
-    const unsigned requested = lanes_to_request(lanes, settings_);
     protocol::DataPath data_path;
     if (create) {
         protocol::CreateRequest request{.pool_set = pool_set_,
                                         .pool_size = pool_.size(),
-                                        .lanes = requested,
+                                        .lanes = lanes,
                                         .provider = provider_preference(settings_),
                                         .persist_method = settings_.method};
         if (create_attributes != nullptr)
             request.attributes = *create_attributes;
         auto reply = channel::expect<protocol::CreateReply>(
-            control_->call(request), fmt::format("{}: creating pool set {}", where_, pool_set_));
+            channel.call(request), fmt::format("{}: creating pool set {}", where_, pool_set_));
         if (!reply)
-            return abandon(std::move(reply.error()));
+            return fail(std::move(reply.error()));
         data_path = reply->data_path;
-        has_header_ = create_attributes != nullptr && !create_attributes->is_zero();
+        generation_ = reply->generation;
+        data_start_ =
+            create_attributes != nullptr && !create_attributes->is_zero() ? kPoolHeaderSize : 0;
         created_ = true;
     } else {
         protocol::OpenRequest request{.pool_set = pool_set_,
                                       .pool_size = pool_.size(),
-                                      .lanes = requested,
+                                      .lanes = lanes,
                                       .provider = provider_preference(settings_),
-                                      .persist_method = settings_.method};
+                                      .persist_method = settings_.method,
+                                      .expected_generation = expected_generation};
         auto reply = channel::expect<protocol::OpenReply>(
-            control_->call(request), fmt::format("{}: opening pool set {}", where_, pool_set_));
+            channel.call(request), fmt::format("{}: opening pool set {}", where_, pool_set_));
         if (!reply)
-            return abandon(std::move(reply.error()));
+            return fail(std::move(reply.error()));
         data_path = reply->data_path;
-        has_header_ = !reply->attributes.is_zero();
+        data_start_ = reply->attributes.is_zero() ? 0 : kPoolHeaderSize;
+        generation_ = reply->generation;
+        if (expected_generation == 0)
+            found_state_ = reply->state;
         if (open_attributes != nullptr)
             *open_attributes = reply->attributes;
     }
 
-    auto connected = LaneSet::connect(data_path, control_->peer_address(), pool_, settings_,
-                                      std::min(requested, data_path.lanes), &channel_failed_);
+    auto connected =
+        LaneSet::connect(data_path, channel.peer_address(), pool_, settings_,
+                         std::min(lanes, data_path.lanes), &connection->channel_failed);
     if (!connected) {
         // Leave nothing behind: a pool this call created is removed again (PMDK did the same).
-        (void)control_->call(protocol::CloseRequest{.remove = created_});
-        return abandon(std::move(connected.error()));
+        (void)channel.call(protocol::CloseRequest{.remove = create, .untouched = !create});
+        return fail(std::move(connected.error()));
     }
-    lanes_ = std::move(*connected);
-    lanes = lane_count();
-    usage_.resize(lanes);
-    return {};
+    connection->lanes = std::move(*connected);
+    return connection;
 }
 
-// Ends a session that never got its pool (or its lanes): no close request for a pool the
-// target did not open, no usage line for a pool nobody used.
-Result<void> Replica::abandon(Error why) {
-    closed_ = true;
-    if (control_)
-        control_->close();
-    return fail(std::move(why));
+Result<void> Replica::establish(bool create, unsigned& lanes,
+                                const PoolAttributes* create_attributes,
+                                PoolAttributes* open_attributes) {
+    auto connection =
+        connect(create, lanes_to_request(lanes, settings_), create_attributes, open_attributes, 0);
+    if (!connection) {
+        closed_ = true;
+        return fail(std::move(connection.error()));
+    }
+    connection_ = std::move(*connection);
+    lane_count_ = connection_->lanes->size();
+    lanes = lane_count_;
+    guards_ = std::make_unique<LaneGuard[]>(lane_count_);
+    usage_.resize(lane_count_);
+
+    // Consistency on open: a copy rpmemd does not vouch for is brought up to date from the
+    // local pool, the one copy known to be right, before anything reads or relies on it.
+    if (!create && found_state_ != protocol::ReplicaState::consistent) {
+        dirty_.mark(data_start_, pool_.size() - data_start_);
+        sync_.store(SyncState::resyncing, std::memory_order_release);
+        const std::string why = fmt::format("the replica was {}", protocol::name_of(found_state_));
+        if (!copy_dirty(why.c_str())) {
+            (void)connection_->control->call(protocol::CloseRequest{.untouched = false});
+            connection_.reset();
+            closed_ = true;
+            return fail(EIO, fmt::format("{}: bringing the {} replica up to date failed; it "
+                                         "stays {}",
+                                         describe(), protocol::name_of(found_state_),
+                                         protocol::name_of(protocol::ReplicaState::outdated)));
+        }
+        sync_.store(SyncState::in_sync, std::memory_order_release);
+        logger().info("{}: replica up to date", describe());
+    }
+    return {};
 }
 
 // One info line per session, so users (and rpmem-bench pmemobj, which parses the
@@ -271,13 +526,33 @@ Result<void> Replica::close() {
     if (closed_)
         return {};
     closed_ = true;
+    {
+        const std::lock_guard lock(recovery_mutex_);
+        stopping_ = true;
+    }
+    recovery_wake_.notify_all();
+    if (recovery_.joinable())
+        recovery_.join();
     log_usage();
+    if (!connection_) {
+        logger().warn("{}: closed while degraded and disconnected, {} extents behind; the next "
+                      "open brings the replica up to date",
+                      describe(), dirty_.count());
+        return {};
+    }
+    const bool in_sync =
+        sync_.load() == SyncState::in_sync && !broken_.load(std::memory_order_acquire);
+    if (!in_sync && !broken_.load())
+        logger().warn("{}: closed while {}, {} extents behind: the target marks it outdated; "
+                      "the next open brings it up to date",
+                      describe(), sync_.load() == SyncState::degraded ? "degraded" : "resyncing",
+                      dirty_.count());
     // Fabric first, so the target sees the lanes go before the close request.
-    lanes_.reset();
+    connection_->lanes.reset();
     auto reply = channel::expect<protocol::CloseReply>(
-        control_->call(protocol::CloseRequest{.remove = false}),
+        connection_->control->call(protocol::CloseRequest{.remove = false, .in_sync = in_sync}),
         fmt::format("{}: closing pool set {}", where_, pool_set_));
-    control_->close();
+    connection_.reset();
     if (!reply)
         return fail(std::move(reply.error()));
     return {};
@@ -296,8 +571,8 @@ Result<std::unique_ptr<Replica>> Replica::start(bool create, const Settings& set
                        target.to_string(), established.error().message());
         return fail(std::move(established.error()));
     }
-    logger().info("{} {} on {}: {} lanes", create ? "created" : "opened", pool_set,
-                  target.to_string(), lanes);
+    logger().info("{} {} on {}: {} lanes, generation {}", create ? "created" : "opened", pool_set,
+                  target.to_string(), lanes, session->generation_);
     return session;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -10,13 +11,17 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "base/error.h"
 #include "base/pool_attributes.h"
 #include "base/target.h"
 #include "client/control.h"
+#include "client/dirty_extents.h"
+#include "client/extent_locks.h"
 #include "client/settings.h"
+#include "protocol/replica_state.h"
 
 namespace rpmem::channel {
 class Client;
@@ -32,15 +37,32 @@ enum class PersistMode {
     relaxed, // RPMEM_PERSIST_RELAXED: plain writes allowed
 };
 
+// Where a replica stands with its initiator.
+enum class SyncState {
+    in_sync,   // every persist reaches it before the call returns
+    degraded,  // lost (on-replica-failure = continue): persists are recorded, not sent
+    resyncing, // reconnected: persists are sent again while the missed extents are copied
+};
+
 // One remote replica of a local pool: the TLS control channel to rpmemd, the session it opened,
 // and the lanes (fabric endpoints) persists travel on. Made by create() or open(); close() ends
 // the session (the destructor closes too, logging instead of reporting). The lanes are declared
 // after the control channel, so they close first.
 //
+// Opening a replica that rpmemd does not call consistent (a session ended uncleanly, or its
+// initiator went on without it) brings it up to date from the local pool before open returns.
+//
+// Failures of the data path follow Settings::on_replica_failure. error and abort: the replica
+// is broken and every later data-path call fails with the same errno (sticky errors; abort is
+// the C ABI's business). continue: the call succeeds (the local pool is durable already), the
+// replica goes degraded and records what it misses in DirtyExtents; a background thread
+// reconnects with bounded backoff, copies the missed extents from the local pool while new
+// persists replicate again (ExtentLocks orders the two), and returns the replica to in_sync.
+//
 // Thread contract: lanes are the caller's, as in PMDK. Operations on different lanes may run
 // concurrently; one lane must not be used by two threads at once. create/open/close/set_attr
-// must not race with each other or with data-path calls. After a data-path failure the replica
-// is broken and every later data-path call fails with the same errno (sticky errors).
+// must not race with each other or with data-path calls. Each lane has a mutex of its own,
+// uncontended unless the background thread swaps the connection or borrows lane 0 for a copy.
 class Replica {
 public:
     // Creates the pool described by `pool_set` on `target` and connects `*lanes` lanes at most
@@ -60,7 +82,15 @@ public:
     Replica(const Replica&) = delete;
     Replica& operator=(const Replica&) = delete;
 
-    unsigned lane_count() const noexcept;
+    unsigned lane_count() const noexcept { return lane_count_; }
+    const Settings& settings() const noexcept { return settings_; }
+    FailurePolicy failure_policy() const noexcept { return settings_.on_replica_failure; }
+    // "host:port pool set NAME", for messages naming this replica.
+    std::string describe() const;
+    SyncState sync_state() const noexcept { return sync_.load(std::memory_order_acquire); }
+    // Extents the replica misses now (degraded or resyncing).
+    std::size_t dirty_extents() const noexcept { return dirty_.count(); }
+    std::uint64_t generation() const noexcept { return generation_; }
 
     // The data path. Each call checks its lane and range here, once (the initiator's one
     // check: the lanes below trust them), then runs on the lane.
@@ -74,10 +104,35 @@ public:
 
     Result<void> set_attributes(const PoolAttributes& attributes);
     // Ends the session; afterwards only destruction is allowed. Reports the first error met but
-    // always tears everything down.
+    // always tears everything down. The target records the replica consistent only when it is
+    // in sync now.
     Result<void> close();
 
 private:
+    // One session's channel and lanes; replaced whole when a degraded replica reconnects.
+    struct Connection {
+        std::atomic<bool> channel_failed{false}; // set by the channel, read by the lanes
+        std::unique_ptr<channel::Client> control;
+        std::unique_ptr<LaneSet> lanes; // after control: closes first
+        ~Connection();
+    };
+    // A lane's mutex and the range it flushed since its last drain (under the mutex).
+    struct alignas(64) LaneGuard {
+        std::mutex mutex;
+        std::size_t pending_begin = 0;
+        std::size_t pending_end = 0;
+    };
+    // What one lane carried. Written under its LaneGuard, so plain counters suffice.
+    struct alignas(64) LaneUsage {
+        std::uint64_t persists = 0;
+        std::uint64_t deep_persists = 0;
+        std::uint64_t flushes = 0;
+        std::uint64_t drains = 0;
+        std::uint64_t reads = 0;
+        std::uint64_t bytes = 0;
+    };
+    enum class Call { persist, deep_persist, flush, drain };
+
     Replica(const Settings& settings, const Target& target, std::string_view pool_set,
             std::span<std::byte> pool);
     static Result<std::unique_ptr<Replica>> start(bool create, const Settings& settings,
@@ -87,47 +142,58 @@ private:
                                                   PoolAttributes* open_attributes);
     Result<void> establish(bool create, unsigned& lanes, const PoolAttributes* create_attributes,
                            PoolAttributes* open_attributes);
+    // A new session: the channel, create or open, the lanes. `expected_generation` (open only):
+    // what the target must be at; 0: any.
+    Result<std::unique_ptr<Connection>> connect(bool create, unsigned lanes,
+                                                const PoolAttributes* create_attributes,
+                                                PoolAttributes* open_attributes,
+                                                std::uint64_t expected_generation);
     Result<void> check_lane(const char* step, unsigned lane) const;
     Result<void> check_write(const char* step, std::size_t offset, std::size_t length,
                              unsigned lane) const;
     Result<void> check_broken() const;
+    // Runs one data-path call on its lane under the failure policy.
+    Result<void> on_lane(Call call, std::size_t offset, std::size_t length, unsigned lane,
+                         PersistMode mode);
     // Data-path errors break the replica for good (PMDK's sticky errors).
     Result<void> sticky(Result<void> result);
-    // Counts a data-path call that succeeded, for the usage line logged at close.
-    Result<void> counted(Result<void> result, std::uint64_t& calls, std::size_t bytes,
-                         unsigned lane);
-    // Ends a session that never got its pool (or its lanes).
-    Result<void> abandon(Error why);
+    // continue: the replica missed [offset, +length) because of `why`.
+    void degrade(const char* step, std::size_t offset, std::size_t length, const Error& why);
+    // The background thread: reconnect, resync, back in sync; until close.
+    void recover();
+    void retire_connection();
+    // Copies the dirty extents from the local pool on lane 0; false when the replica failed
+    // again (it is degraded then) or close began.
+    bool copy_dirty(const char* why);
     void log_usage() const;
-
-    // What one lane carried. A lane serves one thread at a time (the thread contract), so
-    // plain counters suffice; one cache line each keeps lanes on different threads apart.
-    struct alignas(64) LaneUsage {
-        std::uint64_t persists = 0;
-        std::uint64_t deep_persists = 0;
-        std::uint64_t flushes = 0;
-        std::uint64_t drains = 0;
-        std::uint64_t reads = 0;
-        std::uint64_t bytes = 0;
-    };
 
     Settings settings_;
     Target target_;
     std::string where_; // "host:port" of the control channel, for messages
     std::string pool_set_;
     std::span<std::byte> pool_;
-    bool has_header_ = false;
+    std::size_t data_start_ = 0; // 4096 when the pool has headers (the target owns them)
     bool created_ = false;
     bool closed_ = false;
+    unsigned lane_count_ = 0;
+    std::uint64_t generation_ = 0;
+    protocol::ReplicaState found_state_ = protocol::ReplicaState::consistent;
 
     std::atomic<bool> broken_{false};
     mutable std::mutex broken_mutex_;
     std::optional<Error> broken_error_;
-    std::atomic<bool> channel_failed_{false};
 
-    std::unique_ptr<channel::Client> control_;
-    std::unique_ptr<LaneSet> lanes_;
+    std::atomic<SyncState> sync_{SyncState::in_sync};
+    DirtyExtents dirty_;
+    ExtentLocks extent_locks_;
+    std::unique_ptr<Connection> connection_; // null while degraded and disconnected
+    std::unique_ptr<LaneGuard[]> guards_;    // lane_count_ of them
     std::vector<LaneUsage> usage_;
+
+    std::mutex recovery_mutex_;
+    std::condition_variable recovery_wake_;
+    bool stopping_ = false; // under recovery_mutex_
+    std::thread recovery_;  // started by the first degrade
 };
 
 } // namespace rpmem::client

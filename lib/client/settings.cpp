@@ -128,6 +128,18 @@ const std::map<std::string_view, SettingSetter>& setters() {
          }},
         {"timeout",
          [](std::string_view v, Settings& s) { return set_duration(v, s.timeout, 3600000); }},
+        {"on-replica-failure",
+         [](std::string_view v, Settings& s) -> Result<void> {
+             if (v == "error")
+                 s.on_replica_failure = FailurePolicy::error;
+             else if (v == "abort")
+                 s.on_replica_failure = FailurePolicy::abort;
+             else if (v == "continue")
+                 s.on_replica_failure = FailurePolicy::continue_degraded;
+             else
+                 return fail(EINVAL, fmt::format("expected error, abort or continue, got '{}'", v));
+             return {};
+         }},
         {"spin-us",
          [](std::string_view v, Settings& s) { return set_duration(v, s.spin, 1000000); }},
         {"log-level",

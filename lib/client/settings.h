@@ -12,6 +12,13 @@
 
 namespace rpmem::client {
 
+// What a failed replica does to the application (RPMEM_ON_REPLICA_FAILURE, on-replica-failure).
+enum class FailurePolicy {
+    error,             // PMDK's: the call fails, errors are sticky (libpmemobj: a clean abort)
+    abort,             // log the reason, naming the target and the step, and abort
+    continue_degraded, // "continue": the replica goes degraded, resyncs when it is back
+};
+
 // Everything the client side is configured with. Read once, at the edge (the C ABI's first
 // call, a tool's main), from the environment and an optional client config file; passed down
 // by value afterwards. Nothing deeper calls getenv.
@@ -35,6 +42,8 @@ struct Settings {
     std::chrono::milliseconds connect_timeout{10000}; // RPMEM_CONNECT_TIMEOUT (ms)
     std::chrono::milliseconds timeout{10000};         // RPMEM_TIMEOUT (ms): any one operation
     std::chrono::microseconds spin{50};               // RPMEM_SPIN_US: busy-poll before blocking
+
+    FailurePolicy on_replica_failure = FailurePolicy::error; // RPMEM_ON_REPLICA_FAILURE
 
     std::string log_level = "error"; // RPMEM_LOG_LEVEL: off, error, warn, info, debug, trace
     std::string log_file;            // RPMEM_LOG_FILE: default stderr

@@ -16,6 +16,8 @@ namespace rpmem::protocol {
 namespace {
 
 constexpr std::uint32_t kCloseRemove = 1U << 0;
+constexpr std::uint32_t kCloseInSync = 1U << 1;
+constexpr std::uint32_t kCloseUntouched = 1U << 2;
 constexpr std::uint32_t kRemoveForce = 1U << 0;   // PMDK's RPMEM_REMOVE_FORCE
 constexpr std::uint32_t kRemovePoolSet = 1U << 1; // PMDK's RPMEM_REMOVE_POOL_SET
 
@@ -125,18 +127,26 @@ void read_body(ByteReader& r, CreateRequest& m) {
 
 void write_body(ByteWriter& w, const OpenRequest& m) {
     write_pool_request(w, m);
+    w.u64(m.expected_generation);
 }
 
 void read_body(ByteReader& r, OpenRequest& m) {
     read_pool_request(r, m);
+    m.expected_generation = r.u64("expected_generation");
 }
 
 void write_body(ByteWriter& w, const CloseRequest& m) {
-    w.u32(m.remove ? kCloseRemove : 0);
+    w.u32((m.remove ? kCloseRemove : 0) | (m.in_sync ? kCloseInSync : 0) |
+          (m.untouched ? kCloseUntouched : 0));
 }
 
 void read_body(ByteReader& r, CloseRequest& m) {
-    m.remove = (read_flags(r, "flags", kCloseRemove) & kCloseRemove) != 0;
+    auto flags = read_flags(r, "flags", kCloseRemove | kCloseInSync | kCloseUntouched);
+    r.require((flags & (kCloseInSync | kCloseUntouched)) != (kCloseInSync | kCloseUntouched),
+              "flags", "in_sync and untouched exclude each other");
+    m.remove = (flags & kCloseRemove) != 0;
+    m.in_sync = (flags & kCloseInSync) != 0;
+    m.untouched = (flags & kCloseUntouched) != 0;
 }
 
 void write_body(ByteWriter& w, const SetAttrRequest& m) {
@@ -189,23 +199,29 @@ void read_body(ByteReader& r, HelloReply& m) {
 void write_body(ByteWriter& w, const CreateReply& m) {
     write_status(w, m.status, m.message);
     write_data_path(w, m.data_path);
+    w.u64(m.generation);
 }
 
 void read_body(ByteReader& r, CreateReply& m) {
     read_status(r, m);
     m.data_path = read_data_path(r);
+    m.generation = r.u64("generation");
 }
 
 void write_body(ByteWriter& w, const OpenReply& m) {
     write_status(w, m.status, m.message);
     write_data_path(w, m.data_path);
     write_attributes(w, m.attributes);
+    w.u8(static_cast<std::uint8_t>(m.state));
+    w.u64(m.generation);
 }
 
 void read_body(ByteReader& r, OpenReply& m) {
     read_status(r, m);
     m.data_path = read_data_path(r);
     m.attributes = read_attributes(r);
+    m.state = read_replica_state(r);
+    m.generation = r.u64("generation");
 }
 
 template <typename StatusOnlyReply>

@@ -30,10 +30,11 @@ namespace rpmem::protocol {
 //                   u32 heartbeat_timeout_ms, str identity
 //   create          str pool_set, u64 pool_size, u32 lanes, u8 provider, u8 persist_method,
 //                   attrs
-//   create_reply    status, datapath
-//   open            str pool_set, u64 pool_size, u32 lanes, u8 provider, u8 persist_method
-//   open_reply      status, datapath, attrs
-//   close           u32 flags (bit 0: remove)
+//   create_reply    status, datapath, u64 generation
+//   open            str pool_set, u64 pool_size, u32 lanes, u8 provider, u8 persist_method,
+//                   u64 expected_generation
+//   open_reply      status, datapath, attrs, u8 state, u64 generation
+//   close           u32 flags (bit 0: remove, bit 1: in_sync, bit 2: untouched; not 1 and 2)
 //   set_attr        attrs
 //   remove          str pool_set, u32 flags (bit 0: force, bit 1: remove the pool set file)
 //   status          (empty)

@@ -31,11 +31,11 @@ constexpr std::size_t body_limit(MessageType type) noexcept {
     case MessageType::create:
         return kPoolRequestSize + kAttributesSize;
     case MessageType::create_reply:
-        return kStatusSize + kDataPathSize;
+        return kStatusSize + kDataPathSize + 8;
     case MessageType::open:
-        return kPoolRequestSize;
+        return kPoolRequestSize + 8;
     case MessageType::open_reply:
-        return kStatusSize + kDataPathSize + kAttributesSize;
+        return kStatusSize + kDataPathSize + kAttributesSize + 1 + 8;
     case MessageType::close:
         return 4;
     case MessageType::set_attr:

@@ -11,6 +11,7 @@
 #include "protocol/data_path.h"
 #include "protocol/message_type.h"
 #include "protocol/preferences.h"
+#include "protocol/replica_state.h"
 #include "protocol/status.h"
 
 namespace rpmem::protocol {
@@ -39,6 +40,7 @@ struct CreateReply {
     Status status = Status::ok;
     std::string message; // on success, e.g. why this persistence method was chosen
     DataPath data_path;
+    std::uint64_t generation = 0; // of the new replica
 
     friend bool operator==(const CreateReply&, const CreateReply&) = default;
 };
@@ -49,6 +51,10 @@ struct OpenReply {
     std::string message;
     DataPath data_path;
     PoolAttributes attributes; // as stored in the pool's headers; zero for NOHDRS
+    // The replica as this session found it: anything but consistent means the initiator must
+    // bring it up to date before trusting it (it is inconsistent from now until a clean close).
+    ReplicaState state = ReplicaState::inconsistent;
+    std::uint64_t generation = 0;
 
     friend bool operator==(const OpenReply&, const OpenReply&) = default;
 };

@@ -50,15 +50,22 @@ struct OpenRequest {
     std::uint32_t lanes = 0;
     ProviderPreference provider = ProviderPreference::any;
     PersistMethod persist_method = PersistMethod::any;
+    // The generation the initiator last replicated to, when it knows one (a reconnect after a
+    // failure); 0: any. A replica at another generation is refused (split_brain).
+    std::uint64_t expected_generation = 0;
 
     friend bool operator==(const OpenRequest&, const OpenRequest&) = default;
 };
 
 // Close this session's pool; `remove` deletes it when it was created in this session
-// (PMDK's RPMEM_CLOSE_FLAGS_REMOVE).
+// (PMDK's RPMEM_CLOSE_FLAGS_REMOVE). The replica's state afterwards is the initiator's word:
+// `in_sync`: it holds every persist and missed nothing before (consistent); `untouched`: the
+// session wrote nothing (the state it was opened in); neither: it is behind (outdated).
 struct CloseRequest {
     static constexpr MessageType kType = MessageType::close;
     bool remove = false;
+    bool in_sync = false;
+    bool untouched = false;
 
     friend bool operator==(const CloseRequest&, const CloseRequest&) = default;
 };

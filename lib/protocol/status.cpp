@@ -38,6 +38,8 @@ constexpr std::array<StatusInfo, kMaxStatusValue + 1> kStatusTable{{
     {Status::invalid_request, EINVAL, "invalid_request", "Invalid request"},
     {Status::no_space, ENOSPC, "no_space", "No space left for the pool"},
     {Status::not_supported, EOPNOTSUPP, "not_supported", "Operation not supported by the target"},
+    {Status::split_brain, ESTALE, "split_brain",
+     "The replica is promoted or at another generation"},
 }};
 
 const StatusInfo& info(Status status) noexcept {

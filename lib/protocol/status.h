@@ -31,9 +31,10 @@ enum class Status : std::uint16_t {
     invalid_request = 16,      // EINVAL: a well-formed request that makes no sense now
     no_space = 17,             // ENOSPC: no room for the pool on the target
     not_supported = 18,        // EOPNOTSUPP: a requested method or feature is not offered
+    split_brain = 19,          // ESTALE: the replica is promoted or at another generation
 };
 
-inline constexpr std::uint16_t kMaxStatusValue = 18;
+inline constexpr std::uint16_t kMaxStatusValue = 19;
 
 // The positive errno the client reports for `status`; 0 for Status::ok.
 int errno_of(Status status) noexcept;

@@ -7,9 +7,11 @@ namespace rpmem::protocol {
 
 // The control protocol version this build speaks. A peer states the range it supports in its
 // Hello; the server picks the highest version both sides support or answers with
-// Status::protocol_mismatch. Only version 1 exists so far.
-inline constexpr std::uint16_t kProtocolVersion = 1;
-inline constexpr std::uint16_t kMinProtocolVersion = 1;
+// Status::protocol_mismatch. Version 2 added the replica state (generation and state in the
+// create and open replies, expected_generation in open, in_sync in close); version 1 was never
+// released, so this build speaks 2 only.
+inline constexpr std::uint16_t kProtocolVersion = 2;
+inline constexpr std::uint16_t kMinProtocolVersion = 2;
 
 // The negotiation rule, for both ends. The server: do a client's [min, max] and this build's
 // range meet? The client: is the version the server chose one this build offered?

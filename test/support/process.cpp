@@ -34,9 +34,10 @@ int status_of(int raw) {
 namespace {
 
 // Forks and execs; the child's stdout goes to `stdout_target` and its stderr to `stderr_target`
-// when those are >= 0.
+// when those are >= 0; it runs in `directory` when that is not empty.
 pid_t start_child(const std::vector<std::string>& argv, const EnvironmentChanges& environment,
-                  int stdout_target, int stderr_target, int close_in_child) {
+                  int stdout_target, int stderr_target, int close_in_child,
+                  const std::filesystem::path& directory = {}) {
     if (argv.empty())
         throw std::invalid_argument("spawn: empty argv");
     // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
@@ -70,6 +71,8 @@ pid_t start_child(const std::vector<std::string>& argv, const EnvironmentChanges
             ::dup2(stdout_target, STDOUT_FILENO);
         if (stderr_target >= 0)
             ::dup2(stderr_target, STDERR_FILENO);
+        if (!directory.empty() && ::chdir(directory.c_str()) != 0)
+            ::_exit(126);
         ::execvpe(arg_pointers[0], arg_pointers.data(), envp.data());
         ::_exit(127);
     }
@@ -109,12 +112,13 @@ Process Process::spawn(const std::vector<std::string>& argv, const EnvironmentCh
 
 Process Process::spawn_piped(const std::vector<std::string>& argv,
                              const EnvironmentChanges& environment, int& stdout_fd,
-                             const std::optional<std::filesystem::path>& log) {
+                             const std::optional<std::filesystem::path>& log,
+                             const std::filesystem::path& working_directory) {
     int pipe_fds[2];
     if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
         throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
     const int log_fd = open_log(log);
-    pid_t pid = start_child(argv, environment, pipe_fds[1], log_fd, pipe_fds[0]);
+    pid_t pid = start_child(argv, environment, pipe_fds[1], log_fd, pipe_fds[0], working_directory);
     ::close(pipe_fds[1]);
     if (log_fd >= 0)
         ::close(log_fd);

@@ -38,10 +38,12 @@ public:
                          const std::filesystem::path& stderr_log);
 
     // As spawn(), with the child's stdout on a pipe whose read end is returned (the caller
-    // closes it); stderr goes to `log` or is inherited.
+    // closes it); stderr goes to `log` or is inherited. The child runs in `working_directory`
+    // when it is given (Debian's libfabric drops crash files into a crashing program's one).
     static Process spawn_piped(const std::vector<std::string>& argv,
                                const EnvironmentChanges& environment, int& stdout_fd,
-                               const std::optional<std::filesystem::path>& log = std::nullopt);
+                               const std::optional<std::filesystem::path>& log = std::nullopt,
+                               const std::filesystem::path& working_directory = {});
 
     // Takes over a child this process forked itself.
     static Process adopt(pid_t child) { return Process(child); }

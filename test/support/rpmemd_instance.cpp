@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include <signal.h>
@@ -90,6 +91,15 @@ int RpmemdInstance::stop() {
 void RpmemdInstance::restart() {
     if (process_.running())
         stop();
+    // Back on the same port, as a restarted daemon is for its clients.
+    std::ifstream in(config_);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string config = text.str();
+    const std::string any_port = "listen = 127.0.0.1:0\n";
+    if (auto at = config.find(any_port); at != std::string::npos && port_ != 0)
+        config.replace(at, any_port.size(), "listen = 127.0.0.1:" + std::to_string(port_) + "\n");
+    std::ofstream(config_) << config;
     start();
 }
 

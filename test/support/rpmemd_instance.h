@@ -46,7 +46,7 @@ public:
     void kill(int signal);
     // SIGTERM and wait; returns the exit status.
     int stop();
-    // Starts the daemon again with the same config (after stop() or kill()).
+    // Starts the daemon again with the same config, on the same port (after stop() or kill()).
     void restart();
     Process& process() { return process_; }
 

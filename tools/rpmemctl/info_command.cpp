@@ -21,8 +21,9 @@ constexpr std::string_view kUsage =
     "usage: rpmemctl info [user@]HOST[:PORT] SET [--json]\n"
     "\n"
     "Opens the pool described by the pool set file SET (relative to rpmemd's pool set\n"
-    "directory) and prints its size, the attributes in its headers and the persistence method\n"
-    "rpmemd chooses for it; then closes it. Fails while another session has the pool open.\n"
+    "directory) and prints its size, its replica state and generation, the attributes in its\n"
+    "headers and the persistence method rpmemd chooses for it; then closes it, leaving the\n"
+    "state as it was. Fails while another session has the pool open.\n"
     "\n"
     "Exit status: 0 done, 1 failed, 2 usage error.\n";
 
@@ -53,7 +54,9 @@ void print_text(const std::string& name, const RemoteTarget& remote,
         << "  pool size: " << poolset::format_size(path.pool_size) << " (" << path.pool_size
         << " bytes)\n"
         << "  data path: " << path.provider << ", " << path.lanes << " lane(s), persistence "
-        << protocol::name_of(path.persist_method) << "\n";
+        << protocol::name_of(path.persist_method) << "\n"
+        << "  replica: " << protocol::name_of(reply.state) << ", generation " << reply.generation
+        << "\n";
     if (a.is_zero()) {
         out << "  headers: none (OPTION NOHDRS)\n";
         return;
@@ -81,6 +84,8 @@ std::string render_json(const std::string& name, const RemoteTarget& remote,
     json.key("pool_size").value(path.pool_size);
     json.key("provider").value(path.provider);
     json.key("persist_method").value(protocol::name_of(path.persist_method));
+    json.key("state").value(protocol::name_of(reply.state));
+    json.key("generation").value(reply.generation);
     json.key("headers").value(!a.is_zero());
     if (!a.is_zero()) {
         json.key("signature").value(signature_text(a));
@@ -144,8 +149,8 @@ int run_info_command(std::span<const std::string_view> args, std::ostream& out, 
         err << "rpmemctl info: " << opened.error().message() << "\n";
         return kExitFailure;
     }
-    auto closed = channel::expect<protocol::CloseReply>((*control)->call(protocol::CloseRequest{}),
-                                                        "closing it");
+    auto closed = channel::expect<protocol::CloseReply>(
+        (*control)->call(protocol::CloseRequest{.untouched = true}), "closing it");
     (*control)->close();
     if (!closed) {
         err << "rpmemctl info: " << closed.error().message() << "\n";

@@ -231,7 +231,7 @@ TEST_CASE("no common protocol version gets a clear reply, not a dropped connecti
 
     RawTlsClient raw(files.client());
     raw.connect(server->port());
-    raw.send(protocol::Request(protocol::Hello{2, 3, 0, "future client"}), 5);
+    raw.send(protocol::Request(protocol::Hello{3, 4, 0, "future client"}), 5);
     auto reply = raw.read_reply();
     REQUIRE(reply);
     CHECK(reply->request_id == 5);
@@ -239,7 +239,7 @@ TEST_CASE("no common protocol version gets a clear reply, not a dropped connecti
     const auto& hello = std::get<protocol::HelloReply>(reply->message);
     CHECK(hello.status == protocol::Status::protocol_mismatch);
     CHECK(protocol::errno_of(hello.status) == EPROTONOSUPPORT);
-    CHECK(hello.message == "no common protocol version: the client speaks 2..3, this server 1..1");
+    CHECK(hello.message == "no common protocol version: the client speaks 3..4, this server 2..2");
     CHECK(hello.identity == "alice");
     CHECK_FALSE(raw.read_reply()); // then the server closes
     CHECK(refusals.first().reason.errno_value() == EPROTONOSUPPORT);

@@ -12,7 +12,8 @@ using namespace channel_test;
 namespace {
 
 std::vector<std::uint8_t> header(protocol::MessageType type, std::uint32_t id,
-                                 std::uint32_t body_length, std::uint16_t version = 1) {
+                                 std::uint32_t body_length,
+                                 std::uint16_t version = protocol::kProtocolVersion) {
     auto bytes = protocol::encode_frame_header({version, type, id, body_length});
     return {bytes.begin(), bytes.end()};
 }
@@ -154,7 +155,7 @@ TEST_CASE("a frame in a foreign version or of an unknown type ends the session")
     protocol::Status expected = protocol::Status::bad_message;
     int errno_value = EPROTO;
     SECTION("foreign version") {
-        raw.write(header(protocol::MessageType::status, 21, 0, 2));
+        raw.write(header(protocol::MessageType::status, 21, 0, protocol::kProtocolVersion + 1));
         expected = protocol::Status::protocol_mismatch;
         errno_value = EPROTONOSUPPORT;
     }

@@ -48,7 +48,7 @@ void check_reply(const Message& message, std::uint32_t request_id, const Bytes& 
 TEST_CASE("golden: ping") {
     Bytes expected{
         0x52, 0x50, 0x4d, 0x43, // magic "RPMC"
-        0x01, 0x00,             // version 1
+        0x02, 0x00,             // version 2
         0x0f, 0x00,             // type 15 = ping
         0x07, 0x00, 0x00, 0x00, // request id 7
         0x00, 0x00, 0x00, 0x00, // no body
@@ -63,7 +63,7 @@ TEST_CASE("golden: hello") {
     hello.capabilities = 3;
     hello.software = "t";
     Bytes expected{
-        0x52, 0x50, 0x4d, 0x43, 0x01, 0x00, 0x01, 0x00, // magic, version 1, type 1 = hello
+        0x52, 0x50, 0x4d, 0x43, 0x02, 0x00, 0x01, 0x00, // magic, version 2, type 1 = hello
         0x01, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, // request id 1, body 15 bytes
         0x01, 0x00,                                     // min_version
         0x01, 0x00,                                     // max_version
@@ -75,11 +75,26 @@ TEST_CASE("golden: hello") {
 
 TEST_CASE("golden: close with remove") {
     Bytes expected{
-        0x52, 0x50, 0x4d, 0x43, 0x01, 0x00, 0x07, 0x00, // type 7 = close
+        0x52, 0x50, 0x4d, 0x43, 0x02, 0x00, 0x07, 0x00, // type 7 = close
         0x04, 0x03, 0x02, 0x01, 0x04, 0x00, 0x00, 0x00, // request id 0x01020304, body 4 bytes
         0x01, 0x00, 0x00, 0x00,                         // flags: remove
     };
     check_request(protocol::CloseRequest{.remove = true}, 0x01020304, expected);
+}
+
+TEST_CASE("golden: close in sync, close untouched") {
+    Bytes in_sync{
+        0x52, 0x50, 0x4d, 0x43, 0x02, 0x00, 0x07, 0x00, // type 7 = close
+        0x05, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, // request id 5, body 4 bytes
+        0x02, 0x00, 0x00, 0x00,                         // flags: in_sync
+    };
+    check_request(protocol::CloseRequest{.in_sync = true}, 5, in_sync);
+    Bytes untouched{
+        0x52, 0x50, 0x4d, 0x43, 0x02, 0x00, 0x07, 0x00, // type 7 = close
+        0x05, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, // request id 5, body 4 bytes
+        0x04, 0x00, 0x00, 0x00,                         // flags: untouched
+    };
+    check_request(protocol::CloseRequest{.untouched = true}, 5, untouched);
 }
 
 TEST_CASE("golden: remove with force and pool set file") {
@@ -88,7 +103,7 @@ TEST_CASE("golden: remove with force and pool set file") {
     remove.force = true;
     remove.remove_set_file = true;
     Bytes expected{
-        0x52, 0x50, 0x4d, 0x43, 0x01, 0x00, 0x0b, 0x00,      // type 11 = remove
+        0x52, 0x50, 0x4d, 0x43, 0x02, 0x00, 0x0b, 0x00,      // type 11 = remove
         0x02, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00,      // request id 2, body 13 bytes
         0x07, 0x00, 'a',  '/',  'b',  '.',  's',  'e',  't', // pool_set
         0x03, 0x00, 0x00, 0x00,                              // flags: force | pool set
@@ -115,7 +130,7 @@ TEST_CASE("golden: create with pool attributes") {
     create.attributes.user_flags.fill(0x55);
 
     Bytes expected{
-        0x52, 0x50, 0x4d, 0x43, 0x01, 0x00, 0x03, 0x00, // type 3 = create
+        0x52, 0x50, 0x4d, 0x43, 0x02, 0x00, 0x03, 0x00, // type 3 = create
         0x05, 0x00, 0x00, 0x00, 0x7d, 0x00, 0x00, 0x00, // request id 5, body 125 bytes
         0x05, 0x00, 'p',  '.',  's',  'e',  't',        // pool_set
         0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, // pool_size 1 MiB
@@ -150,10 +165,12 @@ TEST_CASE("golden: open reply with a data path") {
     reply.data_path.pool_size = 0x40000000;
     for (std::size_t i = 0; i < reply.data_path.token.size(); ++i)
         reply.data_path.token[i] = static_cast<std::uint8_t>(i);
+    reply.state = protocol::ReplicaState::outdated;
+    reply.generation = 0x0102030405060708;
 
     Bytes expected{
-        0x52, 0x50, 0x4d, 0x43, 0x01, 0x00, 0x06, 0x00,           // type 6 = open_reply
-        0x09, 0x00, 0x00, 0x00, 0xbf, 0x00, 0x00, 0x00,           // request id 9, body 191 bytes
+        0x52, 0x50, 0x4d, 0x43, 0x02, 0x00, 0x06, 0x00,           // type 6 = open_reply
+        0x09, 0x00, 0x00, 0x00, 0xc8, 0x00, 0x00, 0x00,           // request id 9, body 200 bytes
         0x00, 0x00,                                               // status ok
         0x00, 0x00,                                               // message ""
         0x03, 0x00, 't',  'c',  'p',                              // provider
@@ -169,14 +186,17 @@ TEST_CASE("golden: open reply with a data path") {
     };
     for (std::uint8_t i = 0; i < 32; ++i) // token
         expected.push_back(i);
-    append(expected, 104, 0x00); // attributes: none
+    append(expected, 104, 0x00);                                            // attributes: none
+    expected.push_back(0x03);                                               // state 3 = outdated
+    for (std::uint8_t b : {0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01}) // generation
+        expected.push_back(b);
     check_reply(reply, 9, expected);
 }
 
 TEST_CASE("golden: error reply") {
     protocol::ErrorReply reply{protocol::Status::bad_message, "bad"};
     Bytes expected{
-        0x52, 0x50, 0x4d, 0x43, 0x01, 0x00, 0x12, 0x00, // type 18 = error_reply
+        0x52, 0x50, 0x4d, 0x43, 0x02, 0x00, 0x12, 0x00, // type 18 = error_reply
         0x09, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, // request id 9, body 7 bytes
         0x0f, 0x00,                                     // status 15 = bad_message
         0x03, 0x00, 'b',  'a',  'd',                    // message
@@ -195,7 +215,7 @@ TEST_CASE("golden: hello reply refusing a version") {
     reply.heartbeat_timeout_ms = 5000;
     reply.identity = "al";
     Bytes expected{
-        0x52, 0x50, 0x4d, 0x43, 0x01, 0x00, 0x02, 0x00, // type 2 = hello_reply
+        0x52, 0x50, 0x4d, 0x43, 0x02, 0x00, 0x02, 0x00, // type 2 = hello_reply
         0x00, 0x00, 0x00, 0x00, 0x22, 0x00, 0x00, 0x00, // request id 0, body 34 bytes
         0x01, 0x00,                                     // status 1 = protocol_mismatch
         0x01, 0x00, 'v',                                // message

@@ -43,7 +43,8 @@ Bytes frame_of(const protocol::Reply& reply) {
 }
 
 // A frame with the given header fields and body, bypassing the encoder.
-Bytes raw_frame(std::uint16_t type, const Bytes& body, std::uint16_t version = 1) {
+Bytes raw_frame(std::uint16_t type, const Bytes& body,
+                std::uint16_t version = protocol::kProtocolVersion) {
     Bytes b{0x52, 0x50, 0x4d, 0x43, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
     put16(b, 4, version);
     put16(b, 6, type);
@@ -123,8 +124,10 @@ TEST_CASE("oversized frames are refused from the header alone") {
 
 TEST_CASE("a foreign protocol version is refused with protocol_mismatch") {
     Bytes frame = frame_of(sample_create());
-    put16(frame, 4, 2);
-    check_request_refused(frame, Status::protocol_mismatch, "protocol version 2 not supported");
+    put16(frame, 4, 1); // version 1 was never released; this build speaks 2 only
+    check_request_refused(frame, Status::protocol_mismatch, "protocol version 1 not supported");
+    put16(frame, 4, 3);
+    check_request_refused(frame, Status::protocol_mismatch, "protocol version 3 not supported");
     put16(frame, 4, 0);
     check_request_refused(frame, Status::protocol_mismatch, "version 0");
 
@@ -192,23 +195,32 @@ TEST_CASE("a list count over its limit is refused before anything is read") {
 TEST_CASE("unknown enum values, booleans and flag bits are refused") {
     SECTION("provider") {
         Bytes frame = frame_of(protocol::OpenRequest{"p", 1, 1, {}, {}});
-        frame[frame.size() - 2] = 4;
+        frame[frame.size() - 8 - 2] = 4; // before the u64 expected_generation
         check_request_refused(frame, Status::bad_message, "unknown provider 4");
     }
     SECTION("persistence method") {
         Bytes frame = frame_of(protocol::OpenRequest{"p", 1, 1, {}, {}});
-        frame[frame.size() - 1] = 0xff;
+        frame[frame.size() - 8 - 1] = 0xff;
         check_request_refused(frame, Status::bad_message, "unknown persistence method 255");
     }
     SECTION("status") {
         Bytes frame = frame_of(protocol::CloseReply{});
         put16(frame, protocol::kFrameHeaderSize, protocol::kMaxStatusValue + 1);
-        check_reply_refused(frame, "unknown status 19");
+        check_reply_refused(frame, "unknown status 20");
     }
     SECTION("close flags") {
         Bytes frame = frame_of(protocol::CloseRequest{});
-        frame[protocol::kFrameHeaderSize] = 0x02;
-        check_request_refused(frame, Status::bad_message, "unknown flag bits 0x2");
+        frame[protocol::kFrameHeaderSize] = 0x08;
+        check_request_refused(frame, Status::bad_message, "unknown flag bits 0x8");
+        frame[protocol::kFrameHeaderSize] = 0x06; // in_sync and untouched
+        check_request_refused(frame, Status::bad_message, "in_sync and untouched exclude");
+    }
+    SECTION("replica state") {
+        Bytes frame = frame_of(protocol::OpenReply{});
+        frame[frame.size() - 9] = 0x05;
+        check_reply_refused(frame, "unknown replica state 5");
+        frame[frame.size() - 9] = 0x00;
+        check_reply_refused(frame, "unknown replica state 0");
     }
     SECTION("remove flags") {
         Bytes frame = frame_of(protocol::RemoveRequest{"p", true, true});

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "rpmemd/replica_state_file.h"
+
+#include <cerrno>
+#include <charconv>
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/log_text.h"
+
+namespace rpmem::daemon {
+
+namespace {
+
+constexpr std::string_view kSuffix = ".rpmem-state";
+constexpr std::size_t kMaxStateFileSize = 4096;
+
+std::string_view trim(std::string_view text) {
+    const auto first = text.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos)
+        return {};
+    const auto last = text.find_last_not_of(" \t\r");
+    return text.substr(first, last - first + 1);
+}
+
+} // namespace
+
+std::string format_replica_record(const ReplicaRecord& record) {
+    return fmt::format("# rpmemd replica state of the pool set beside this file; rpmemd writes "
+                       "it, do not edit\nstate = {}\ngeneration = {}\n",
+                       protocol::name_of(record.state), record.generation);
+}
+
+Result<ReplicaRecord> parse_replica_record(std::string_view text, std::string_view origin) {
+    ReplicaRecord record;
+    bool have_state = false;
+    bool have_generation = false;
+    std::size_t number = 0;
+    while (!text.empty()) {
+        ++number;
+        const auto end = text.find('\n');
+        std::string_view line = trim(text.substr(0, end));
+        text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+        if (line.empty() || line.front() == '#')
+            continue;
+        auto bad = [&](std::string_view what) {
+            return fail(EINVAL, fmt::format("{}:{}: {}", origin, number, what));
+        };
+        const auto equals = line.find('=');
+        if (equals == std::string_view::npos)
+            return bad("expected 'key = value'");
+        const std::string_view key = trim(line.substr(0, equals));
+        const std::string_view value = trim(line.substr(equals + 1));
+        if (key == "state") {
+            auto state = protocol::replica_state_from_name(value);
+            if (!state)
+                return bad(fmt::format("unknown state '{}'", escape_for_log(value)));
+            record.state = *state;
+            have_state = true;
+        } else if (key == "generation") {
+            std::uint64_t generation = 0;
+            auto [rest, error] =
+                std::from_chars(value.data(), value.data() + value.size(), generation);
+            if (error != std::errc{} || rest != value.data() + value.size() || generation == 0)
+                return bad(
+                    fmt::format("generation '{}' is not a positive number", escape_for_log(value)));
+            record.generation = generation;
+            have_generation = true;
+        } else {
+            return bad(fmt::format("unknown key '{}'", escape_for_log(key)));
+        }
+    }
+    if (!have_state || !have_generation)
+        return fail(EINVAL, fmt::format("{}: needs both 'state' and 'generation'", origin));
+    return record;
+}
+
+ReplicaStateFile::ReplicaStateFile(poolset::UniqueFd directory, std::string_view set_leaf,
+                                   std::string_view set_path)
+    : directory_(std::move(directory))
+    , leaf_(std::string(set_leaf) + std::string(kSuffix))
+    , path_(std::string(set_path) + std::string(kSuffix)) {}
+
+Result<std::optional<ReplicaRecord>> ReplicaStateFile::read() const {
+    poolset::UniqueFd fd(
+        ::openat(directory_.get(), leaf_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+    if (fd.get() < 0) {
+        if (errno == ENOENT)
+            return std::optional<ReplicaRecord>{};
+        return fail(Error::from_errno(errno, "opening " + path_));
+    }
+    struct stat info {};
+    if (::fstat(fd.get(), &info) != 0)
+        return fail(Error::from_errno(errno, "reading " + path_));
+    if (!S_ISREG(info.st_mode) || info.st_size > static_cast<off_t>(kMaxStateFileSize))
+        return fail(EINVAL, path_ + ": not a regular file of at most 4096 bytes");
+    std::string text(static_cast<std::size_t>(info.st_size), '\0');
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t got = ::read(fd.get(), text.data() + done, text.size() - done);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return fail(Error::from_errno(errno, "reading " + path_));
+        if (got == 0)
+            break;
+        done += static_cast<std::size_t>(got);
+    }
+    text.resize(done);
+    auto record = parse_replica_record(text, path_);
+    if (!record)
+        return fail(std::move(record.error()));
+    return std::optional<ReplicaRecord>(*record);
+}
+
+Result<void> ReplicaStateFile::write(const ReplicaRecord& record) const {
+    const std::string temporary = leaf_ + ".new";
+    const std::string text = format_replica_record(record);
+    auto failed = [&](const char* step) {
+        const int saved = errno;
+        (void)::unlinkat(directory_.get(), temporary.c_str(), 0);
+        return fail(Error::from_errno(saved, fmt::format("{} the replica state {}", step, path_)));
+    };
+    {
+        poolset::UniqueFd fd(::openat(directory_.get(), temporary.c_str(),
+                                      O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
+        if (fd.get() < 0)
+            return failed("creating");
+        std::size_t done = 0;
+        while (done < text.size()) {
+            const ssize_t wrote = ::write(fd.get(), text.data() + done, text.size() - done);
+            if (wrote < 0 && errno == EINTR)
+                continue;
+            if (wrote < 0)
+                return failed("writing");
+            done += static_cast<std::size_t>(wrote);
+        }
+        if (::fsync(fd.get()) != 0)
+            return failed("flushing");
+    }
+    if (::renameat(directory_.get(), temporary.c_str(), directory_.get(), leaf_.c_str()) != 0)
+        return failed("replacing");
+    // The rename is durable only once the directory is.
+    poolset::UniqueFd directory(
+        ::openat(directory_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (directory.get() < 0 || ::fsync(directory.get()) != 0)
+        return fail(Error::from_errno(errno, "flushing the directory of " + path_));
+    return {};
+}
+
+Result<void> ReplicaStateFile::remove() const {
+    if (::unlinkat(directory_.get(), leaf_.c_str(), 0) != 0 && errno != ENOENT)
+        return fail(Error::from_errno(errno, "removing " + path_));
+    return {};
+}
+
+} // namespace rpmem::daemon
