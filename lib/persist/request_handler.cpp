@@ -3,7 +3,35 @@
 
 #include "persist/word_copy.h"
 
+#ifdef RPMEM_FAILPOINTS
+#include <atomic>
+#include <cstdlib>
+#include <string_view>
+#endif
+
 namespace rpmem::persist {
+
+#ifdef RPMEM_FAILPOINTS
+namespace {
+
+// Test builds only (meson -Dfailpoints=true): RPMEM_FAILPOINT=ack-without-persist makes the
+// target acknowledge every 7th inline persist without copying or flushing it, so that the fault
+// tests can prove their checker catches a lost acknowledged record. Read once, when the
+// program loads; with the variable unset the persist path costs one branch on this bool.
+const bool ack_without_persist = [] {
+    const char* value = std::getenv("RPMEM_FAILPOINT");
+    return value != nullptr && std::string_view(value) == "ack-without-persist";
+}();
+
+// Counts inline persists across every lane of the process while the failpoint is on.
+std::atomic<std::uint64_t> inline_persists{0};
+
+bool skip_this_persist() noexcept {
+    return ack_without_persist && inline_persists.fetch_add(1, std::memory_order_relaxed) % 7 == 6;
+}
+
+} // namespace
+#endif
 
 using protocol::LaneOperation;
 using protocol::LaneReply;
@@ -19,6 +47,10 @@ RequestHandler::Outcome RequestHandler::handle(std::span<const std::byte> messag
     switch (request->operation) {
     case LaneOperation::persist_inline:
     case LaneOperation::deep_persist_inline:
+#ifdef RPMEM_FAILPOINTS
+        if (skip_this_persist())
+            break; // acknowledged below, never landed: the failpoint's lie
+#endif
         copy_aligned_words(pool.data() + request->offset,
                            message.data() + protocol::kLaneHeaderSize, request->length);
         done = request->operation == LaneOperation::persist_inline

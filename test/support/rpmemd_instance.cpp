@@ -20,11 +20,14 @@ RpmemdInstance::RpmemdInstance(const TempDir& root, const Options& options)
     , port_file_(dir_ / "port")
     , log_(dir_ / "rpmemd.log")
     , tls_dir_(options.shared_credentials.empty() ? dir_ / "tls" : options.shared_credentials)
-    , pmem_(options.pmem) {
+    , pmem_(options.pmem)
+    , listen_host_(options.listen_host)
+    , launcher_(options.launcher)
+    , environment_(options.environment) {
     std::filesystem::create_directories(poolset_dir_);
     if (options.shared_credentials.empty()) {
         channel::CredentialOptions credentials;
-        credentials.server_names = {"localhost", "127.0.0.1"};
+        credentials.server_names = options.server_names;
         credentials.client_identity = options.client_identity;
         auto written = channel::write_credentials(tls_dir_, credentials);
         if (!written)
@@ -33,7 +36,7 @@ RpmemdInstance::RpmemdInstance(const TempDir& root, const Options& options)
 
     std::ofstream config(config_);
     config << "poolset-dir = " << poolset_dir_.string() << "\n"
-           << "listen = 127.0.0.1:0\n"
+           << "listen = " << listen_host_ << ":0\n"
            << "tls-ca = " << (tls_dir_ / "ca.crt").string() << "\n"
            << "tls-cert = " << (tls_dir_ / "server.crt").string() << "\n"
            << "tls-key = " << (tls_dir_ / "server.key").string() << "\n"
@@ -52,6 +55,8 @@ void RpmemdInstance::start() {
     RpmemdLaunch launch;
     launch.config = config_;
     launch.port_file = port_file_;
+    launch.launcher = launcher_;
+    launch.environment = environment_;
     if (pmem_)
         launch.environment.emplace("PMEM_IS_PMEM_FORCE", std::string(1, '1'));
     launch.log = log_;

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fault-writer -- the fault tests' workload: persists uniquely stamped records through the
+ * public C API of librpmem only, and logs every call so that a checker knows what the target
+ * acknowledged.
+ *
+ *   fault-writer TARGET SET POOL_SIZE SLOTS COUNT STAMP LOG [LOCAL_COPY]
+ *
+ * Creates SET on TARGET (with pool attributes: the target owns the first 4096 bytes), then for
+ * i = 1 .. COUNT writes record i (fault_record.h) into the local pool and persists its 32 bytes
+ * on lane 0. It stops at the first failure (errors are sticky). LOG gets one line per call,
+ * written with one write(2) after the call returned, so a line is there exactly when the call
+ * came back, even if the process is killed right after:
+ *
+ *   create RC ERRNO START_NS END_NS MESSAGE
+ *   persist I RC ERRNO START_NS END_NS MESSAGE
+ *   close RC ERRNO START_NS END_NS MESSAGE
+ *
+ * (MESSAGE is "-" on success.) A persist not in the log was never started or was in flight.
+ * stdout gets "acked I" every 64 records, for the test to time its fault. After a clean close
+ * the local pool is written to LOCAL_COPY, for a byte-for-byte comparison with the replica.
+ * Exit status: 0 when every call succeeded, 1 when one failed, 2 on bad usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fault_record.h"
+#include "librpmem.h"
+
+static int log_fd = -1;
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* One line per call: `what` (with the record number for persist), result, errno, times. */
+static void log_call(const char* what, int rc, int error, uint64_t start, uint64_t end) {
+    char line[1024];
+    const char* message = rc == 0 ? "-" : rpmem_errormsg();
+    int length = snprintf(line, sizeof line, "%s %d %d %" PRIu64 " %" PRIu64 " %s\n", what, rc,
+                          rc == 0 ? 0 : error, start, end, message ? message : "(none)");
+    if (length < 0)
+        return;
+    if ((size_t)length >= sizeof line) {
+        length = (int)sizeof line - 1;
+        line[length - 1] = '\n';
+    }
+    /* One write: the line is whole in the file or absent. Newlines inside the message would
+     * split it: the message is the last field, and the parser takes a line's first fields. */
+    for (int i = 0; i < length - 1; ++i)
+        if (line[i] == '\n')
+            line[i] = ' ';
+    if (write(log_fd, line, (size_t)length) != length)
+        perror("fault-writer: writing the log");
+}
+
+static int write_file(const char* path, const void* data, size_t size) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    const char* bytes = data;
+    while (size > 0) {
+        ssize_t done = write(fd, bytes, size);
+        if (done <= 0) {
+            close(fd);
+            return -1;
+        }
+        bytes += done;
+        size -= (size_t)done;
+    }
+    return close(fd);
+}
+
+int main(int argc, char* argv[]) {
+    if (argc != 8 && argc != 9) {
+        fprintf(stderr, "usage: %s TARGET SET POOL_SIZE SLOTS COUNT STAMP LOG [LOCAL_COPY]\n",
+                argv[0]);
+        return 2;
+    }
+    const char* target = argv[1];
+    const char* set = argv[2];
+    const size_t pool_size = strtoull(argv[3], NULL, 0);
+    const uint64_t slots = strtoull(argv[4], NULL, 0);
+    const uint64_t count = strtoull(argv[5], NULL, 0);
+    const uint32_t stamp = (uint32_t)strtoul(argv[6], NULL, 0);
+    if (slots == 0 || pool_size % 4096 != 0 || fault_record_offset(slots) > pool_size ||
+        count >= (1ULL << 32)) {
+        fprintf(stderr, "fault-writer: the slots do not fit the pool\n");
+        return 2;
+    }
+    log_fd = open(argv[7], O_WRONLY | O_CREAT | O_APPEND | O_TRUNC | O_CLOEXEC, 0600);
+    if (log_fd < 0) {
+        perror(argv[7]);
+        return 2;
+    }
+
+    void* pool = NULL;
+    if (posix_memalign(&pool, 4096, pool_size) != 0) {
+        fprintf(stderr, "fault-writer: no memory for the pool\n");
+        return 2;
+    }
+    memset(pool, 0, pool_size);
+
+    struct rpmem_pool_attr attr;
+    memset(&attr, 0, sizeof attr);
+    memcpy(attr.signature, "FAULTWR", 8);
+    attr.major = 1;
+    for (int i = 0; i < RPMEM_POOL_HDR_UUID_LEN; ++i) {
+        attr.poolset_uuid[i] = (unsigned char)(stamp >> (i % 4 * 8));
+        attr.uuid[i] = (unsigned char)(i + 1);
+        attr.next_uuid[i] = (unsigned char)(i + 1);
+        attr.prev_uuid[i] = (unsigned char)(i + 1);
+    }
+
+    unsigned nlanes = 1;
+    uint64_t start = now_ns();
+    RPMEMpool* rpp = rpmem_create(target, set, pool, pool_size, &nlanes, &attr);
+    int error = errno;
+    log_call("create", rpp == NULL ? -1 : 0, error, start, now_ns());
+    if (rpp == NULL) {
+        fprintf(stderr, "fault-writer: rpmem_create: %s\n", rpmem_errormsg());
+        return 1;
+    }
+
+    int status = 0;
+    for (uint64_t i = 1; i <= count; ++i) {
+        uint64_t slot = i % slots;
+        volatile uint64_t* words = (volatile uint64_t*)((char*)pool + fault_record_offset(slot));
+        for (unsigned k = 0; k < kRecordWords; ++k)
+            words[k] = fault_record_word(i, k, stamp);
+        start = now_ns();
+        int rc = rpmem_persist(rpp, fault_record_offset(slot), kRecordSize, 0, 0);
+        error = errno;
+        char what[64];
+        snprintf(what, sizeof what, "persist %" PRIu64, i);
+        log_call(what, rc, error, start, now_ns());
+        if (rc != 0) {
+            fprintf(stderr, "fault-writer: persist of record %" PRIu64 ": %s\n", i,
+                    rpmem_errormsg());
+            status = 1;
+            break;
+        }
+        if (i % 64 == 0) {
+            printf("acked %" PRIu64 "\n", i);
+            fflush(stdout);
+        }
+    }
+
+    start = now_ns();
+    int rc = rpmem_close(rpp);
+    error = errno;
+    log_call("close", rc, error, start, now_ns());
+    if (rc != 0)
+        status = 1;
+    if (status == 0 && argc == 9 && write_file(argv[8], pool, pool_size) != 0) {
+        perror(argv[8]);
+        status = 1;
+    }
+    free(pool);
+    printf("done %d\n", status);
+    return status;
+}
