@@ -45,6 +45,17 @@ protocol::ProviderPreference provider_preference(const Settings& settings) {
                                  : protocol::ProviderPreference::tcp;
 }
 
+#ifdef RPMEM_FAILPOINTS
+// Test builds only (meson -Dfailpoints=true): RPMEM_FAILPOINT=skip-resync-extent makes every
+// other resync copy (the first included) claim success without sending anything, so that the fault
+// tests can prove their byte comparison catches a replica that missed an extent. Read once at load.
+const bool skip_resync_extent = [] {
+    const char* value = std::getenv("RPMEM_FAILPOINT");
+    return value != nullptr && std::string_view(value) == "skip-resync-extent";
+}();
+std::atomic<std::uint64_t> resync_copies{0};
+#endif
+
 const char* step_name(int call) {
     static constexpr const char* kNames[] = {"rpmem_persist", "rpmem_deep_persist", "rpmem_flush",
                                              "rpmem_drain"};
@@ -256,6 +267,10 @@ bool Replica::copy_dirty(const char* why) {
         // The data starts at data_start_: a header page is never dirty, but clip anyway.
         const std::size_t begin = std::max(run->offset, data_start_);
         const std::size_t end = run->offset + run->length;
+#ifdef RPMEM_FAILPOINTS
+        if (skip_resync_extent && resync_copies.fetch_add(1) % 2 == 0)
+            continue; // the failpoint's lie: taken, never sent
+#endif
         if (begin < end) {
             auto sent = connection_->lanes->lane(0).persist(begin, end - begin, false);
             if (!sent) {

@@ -19,6 +19,7 @@
  * (MESSAGE is "-" on success.) A persist not in the log was never started or was in flight.
  * stdout gets "acked I" every 64 records, for the test to time its fault. After a clean close
  * the local pool is written to LOCAL_COPY, for a byte-for-byte comparison with the replica.
+ * With FAULT_WRITER_PAUSE_US set, it sleeps that long between records (degraded scenarios).
  * Exit status: 0 when every call succeeded, 1 when one failed, 2 on bad usage.
  */
 #include <errno.h>
@@ -130,8 +131,14 @@ int main(int argc, char* argv[]) {
         return 1;
     }
 
+    const char* pause_text = getenv("FAULT_WRITER_PAUSE_US");
+    const long pause_us = pause_text != NULL ? strtol(pause_text, NULL, 10) : 0;
     int status = 0;
     for (uint64_t i = 1; i <= count; ++i) {
+        if (pause_us > 0) {
+            struct timespec pause = {pause_us / 1000000, (pause_us % 1000000) * 1000};
+            nanosleep(&pause, NULL);
+        }
         uint64_t slot = i % slots;
         volatile uint64_t* words = (volatile uint64_t*)((char*)pool + fault_record_offset(slot));
         for (unsigned k = 0; k < kRecordWords; ++k)

@@ -10,6 +10,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -37,12 +38,15 @@ std::optional<std::string> rpmem::test::missing_precondition() {
 
 namespace {
 
-constexpr milliseconds kTimeout{1500};       // RPMEM_TIMEOUT of every client
-constexpr milliseconds kHeartbeatLoss{5000}; // librpmem's silence that counts as a dead server
-constexpr milliseconds kCallSlack{4500};     // a busy 2-core machine, ASan
-constexpr milliseconds kExitSlack{6000};     // rpmem_close after a failure, libpmemobj's exit
+constexpr milliseconds kTimeout{1500};            // RPMEM_TIMEOUT of every client
+constexpr milliseconds kHeartbeatLoss = kTimeout; // librpmem's heartbeat follows RPMEM_TIMEOUT
+constexpr milliseconds kCallSlack{4500};          // a busy 2-core machine, ASan
+constexpr milliseconds kExitSlack{6000};          // rpmem_close after a failure, libpmemobj's exit
 constexpr std::size_t kWriterPoolSize = 4 << 20;
 constexpr std::uint64_t kSlots = 1024;
+// Degraded scenarios write each record once, into slots spread over most of the pool, so the
+// records written while the replica was away reach it only through the resync.
+constexpr std::uint64_t kDegradedSlots = 65536;
 
 // What a fault acts on.
 struct Stage {
@@ -128,6 +132,10 @@ void continue_rpmemd(Stage& stage) {
         ::kill(pid, SIGCONT);
 }
 
+void restart_rpmemd(Stage& stage) {
+    stage.rpmemd.restart(); // same port, as a restarted daemon is for its clients
+}
+
 void kill_client(Stage& stage) {
     stage.client.signal(SIGKILL);
 }
@@ -146,7 +154,20 @@ struct Scenario {
     bool client_killed = false; // the fault is the client's death
     bool records_lost = false;  // the negative control: the checker must object
     EnvironmentChanges rpmemd_environment = {};
+    EnvironmentChanges client_environment = {};
+    // on-replica-failure = continue: the fault is healed `heal_after` after it began, while
+    // the client runs; every call must succeed and the replica end up equal to the local pool.
+    bool degraded = false;
+    milliseconds heal_after{2000};
 };
+
+// What the degraded scenarios' workloads do: a pause between records so that the run outlasts
+// fault, heal, reconnection and resync; and a target that gives up on a silent client soon, so
+// that the pool is free again soon after a partition heals.
+constexpr const char* kDegradedPauseUs = "1000";
+constexpr std::uint64_t kDegradedRecords = 8000;
+constexpr std::uint64_t kDegradedTransactions = 6000;
+constexpr const char* kDegradedHeartbeat = "heartbeat = 3000";
 
 const std::vector<Scenario>& scenarios() {
     constexpr milliseconds kData = kTimeout + kCallSlack; // a persist waits RPMEM_TIMEOUT
@@ -183,7 +204,27 @@ const std::vector<Scenario>& scenarios() {
          .inject = kill_client,
          .exits_within = kExitSlack,
          .client_killed = true},
+        // Degraded mode: the client goes on, the replica comes back and catches up.
+        {.name = "degraded-rpmemd-kill",
+         .inject = kill_rpmemd,
+         .heal = restart_rpmemd,
+         .degraded = true},
+        {.name = "degraded-data-cut", .inject = cut_data, .heal = heal_cut, .degraded = true},
+        {.name = "degraded-control-cut", .inject = cut_control, .heal = heal_cut, .degraded = true},
+        {.name = "degraded-both-cut", .inject = cut_both, .heal = heal_cut, .degraded = true},
+        {.name = "degraded-rpmemd-stop",
+         .inject = stop_rpmemd,
+         .heal = continue_rpmemd,
+         .degraded = true,
+         .heal_after = milliseconds(4000)},
         // Needs -Dfailpoints=true (meson.build adds it only then).
+        // Needs -Dfailpoints=true: the resync skips extents; the comparison must object.
+        {.name = "degraded-skip-resync",
+         .inject = kill_rpmemd,
+         .heal = restart_rpmemd,
+         .records_lost = true,
+         .client_environment = {{"RPMEM_FAILPOINT", "skip-resync-extent"}},
+         .degraded = true},
         {.name = "ack-without-persist",
          .records_lost = true,
          .rpmemd_environment = {{"RPMEM_FAILPOINT", "ack-without-persist"}}},
@@ -204,6 +245,8 @@ RpmemdInstance::Options rpmemd_options(const NetnsPair& net, const Scenario& sce
     options.listen_host = NetnsPair::kTargetAddress;
     options.server_names = {NetnsPair::kTargetAddress};
     options.environment = scenario.rpmemd_environment;
+    if (scenario.degraded)
+        options.config_lines.push_back(kDegradedHeartbeat);
     return options;
 }
 
@@ -241,9 +284,15 @@ int fault_and_wait(const Scenario& scenario, Stage& stage, int output, std::stri
                    std::uint64_t& progress) {
     const auto start = Clock::now();
     stage.fault_at = start;
-    const milliseconds patience = scenario.inject ? scenario.exits_within : milliseconds(120000);
+    const milliseconds patience =
+        scenario.inject && !scenario.degraded ? scenario.exits_within : milliseconds(120000);
     if (scenario.inject)
         scenario.inject(stage);
+    if (scenario.degraded) {
+        // Healed while the client runs (its few lines of output fit the pipe meanwhile).
+        std::this_thread::sleep_for(scenario.heal_after);
+        scenario.heal(stage);
+    }
     while (auto line = read_line(output, start + patience))
         if (line->rfind(prefix, 0) == 0)
             progress = std::stoull(line->substr(prefix.size()));
@@ -251,7 +300,7 @@ int fault_and_wait(const Scenario& scenario, Stage& stage, int output, std::stri
     const auto left = std::chrono::ceil<milliseconds>(start + patience - Clock::now());
     const std::optional<int> status = stage.client.wait_for(std::max(left, milliseconds(1)));
     INFO("client exit after " << ms_since(start) << " ms (bound " << patience.count() << " ms)");
-    if (scenario.heal)
+    if (scenario.heal && !scenario.degraded)
         scenario.heal(stage);
     REQUIRE(status); // fail-stop in bounded time: no hang
     if (scenario.inject)
@@ -269,15 +318,25 @@ void run_c_workload(const Scenario& scenario, const TempDir& root, const NetnsPa
     const auto stamp = static_cast<std::uint32_t>(std::random_device{}());
     const fs::path log = root / "client" / "writer.log";
     const fs::path local_copy = root / "client" / "local.pool";
-    const std::string count = scenario.inject ? "4000000000" : "3000";
+    const std::uint64_t slots = scenario.degraded ? kDegradedSlots : kSlots;
+    const std::string count = scenario.degraded ? std::to_string(kDegradedRecords)
+                              : scenario.inject ? "4000000000"
+                                                : "3000";
     EnvironmentChanges environment = rpmemd.client_environment();
     environment["RPMEM_TIMEOUT"] = std::to_string(kTimeout.count());
     environment["RPMEM_LOG_LEVEL"] = "error";
+    if (scenario.degraded) {
+        environment["RPMEM_ON_REPLICA_FAILURE"] = "continue";
+        environment["RPMEM_LOG_LEVEL"] = "warn";
+        environment["FAULT_WRITER_PAUSE_US"] = kDegradedPauseUs;
+    }
+    for (const auto& [name, value] : scenario.client_environment)
+        environment[name] = value;
     int output = -1;
     Process writer = Process::spawn_piped(
         client_command(net, root / "client",
                        {required_environment("FAULT_WRITER"), rpmemd.target(), "faults.set",
-                        std::to_string(kWriterPoolSize), std::to_string(kSlots), count,
+                        std::to_string(kWriterPoolSize), std::to_string(slots), count,
                         std::to_string(stamp), log.string(), local_copy.string()}),
         environment, output, root / "client" / "writer.stderr");
     Stage stage{net, root / "client", rpmemd, writer, {}};
@@ -297,7 +356,7 @@ void run_c_workload(const Scenario& scenario, const TempDir& root, const NetnsPa
                         << "\nstderr: " << read_file(root / "client" / "writer.stderr"));
     REQUIRE(written.created);
     REQUIRE(written.last_acked >= progress);
-    const auto problems = check_records(pool, written, {kSlots, stamp});
+    const auto problems = check_records(pool, written, {slots, stamp});
     std::string report;
     for (const std::string& problem : problems)
         report += problem + "\n";
@@ -312,7 +371,7 @@ void run_c_workload(const Scenario& scenario, const TempDir& root, const NetnsPa
         return;
     }
     CHECK(problems.empty());
-    if (!scenario.inject) {
+    if (!scenario.inject || scenario.degraded) {
         CHECK(status == 0);
         CHECK(written.closed);
         const auto differs = first_difference(pool, read_file(local_copy));
@@ -350,7 +409,14 @@ void run_pmemobj_workload(const Scenario& scenario, const TempDir& root, const N
     INFO(created.output());
     REQUIRE(created.status == 0);
 
-    const std::string count = scenario.inject ? "100000000" : "2000";
+    if (scenario.degraded) {
+        environment["RPMEM_ON_REPLICA_FAILURE"] = "continue";
+        environment["RPMEM_LOG_LEVEL"] = "warn";
+        environment["PMEMOBJ_TX_PAUSE_US"] = kDegradedPauseUs;
+    }
+    const std::string count = scenario.degraded ? std::to_string(kDegradedTransactions)
+                              : scenario.inject ? "100000000"
+                                                : "2000";
     int output = -1;
     Process writer = Process::spawn_piped(
         client_command(net, root / "client",
@@ -367,7 +433,13 @@ void run_pmemobj_workload(const Scenario& scenario, const TempDir& root, const N
 
     if (rpmemd.process().running())
         (void)rpmemd.stop();
-    if (!scenario.inject) {
+    if (scenario.degraded) {
+        // Every transaction completed, and the replica caught up: it alone holds them all.
+        CHECK(status == 0);
+        CHECK(committed == kDegradedTransactions + 1);
+        CHECK_THAT(read_file(root / "client" / "writer.stderr"),
+                   Catch::Contains("replica back in sync"));
+    } else if (!scenario.inject) {
         CHECK(status == 0);
         CHECK(committed == 2001);
         // No byte-for-byte comparison: libpmemobj keeps runtime state in the pool that it
@@ -385,6 +457,8 @@ void run_pmemobj_workload(const Scenario& scenario, const TempDir& root, const N
     const auto at = verified.out.find("verified ");
     REQUIRE(at != std::string::npos);
     CHECK(std::stoull(verified.out.substr(at + 9)) >= committed);
+    if (scenario.degraded)
+        CHECK(std::stoull(verified.out.substr(at + 9)) == committed);
 }
 
 } // namespace

@@ -101,9 +101,10 @@ void RpmemdInstance::restart() {
     std::stringstream text;
     text << in.rdbuf();
     std::string config = text.str();
-    const std::string any_port = "listen = 127.0.0.1:0\n";
+    const std::string any_port = "listen = " + listen_host_ + ":0\n";
     if (auto at = config.find(any_port); at != std::string::npos && port_ != 0)
-        config.replace(at, any_port.size(), "listen = 127.0.0.1:" + std::to_string(port_) + "\n");
+        config.replace(at, any_port.size(),
+                       "listen = " + listen_host_ + ":" + std::to_string(port_) + "\n");
     std::ofstream(config_) << config;
     start();
 }
