@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "base/pool_attributes.h"
+#include "poolset/pool_header.h"
 #include "poolset/pool_mapping.h"
 #include "poolset/pool_set.h"
 #include "rpmemd/pool_registry.h"
@@ -43,6 +44,11 @@ public:
     const PoolAttributes& attributes() const noexcept { return attributes_; }
     bool created() const noexcept { return created_; }
     bool has_headers() const noexcept { return !mapping_->set().options.no_headers; }
+    // The bytes at the start of the pool that belong to the target (its header page), never
+    // written or read by the client's data path; 0 for NOHDRS.
+    std::uint64_t protected_prefix() const noexcept {
+        return has_headers() ? poolset::kPoolHeaderSize : 0;
+    }
 
 private:
     friend class PoolStore;
