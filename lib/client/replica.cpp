@@ -314,4 +314,36 @@ Result<std::unique_ptr<Replica>> Replica::open(const Settings& settings, const T
     return start(false, settings, target, pool_set, pool, lanes, nullptr, attributes);
 }
 
+Result<std::vector<std::uint64_t>> Replica::digests(std::size_t offset, std::size_t length,
+                                                    std::size_t extent_size) {
+    const std::string what =
+        fmt::format("{}: digests of [{}, +{}) of pool set {}", where_, offset, length, pool_set_);
+    if (closed_ || !control_)
+        return fail(EINVAL, what + ": the replica is closed");
+    if (auto problem = protocol::check_digest_extent_size(extent_size))
+        return fail(EINVAL, fmt::format("{}: {}: {}", what, problem->field, problem->reason));
+    if (offset + length < offset)
+        return fail(EINVAL,
+                    fmt::format("{}: offset: {} + length {} overflows", what, offset, length));
+    // Each request covers a multiple of the extent size, so the extents of consecutive
+    // requests line up with those of the whole range.
+    const auto size = static_cast<std::uint32_t>(extent_size);
+    const std::uint64_t span = protocol::digest_request_span(size);
+    std::vector<std::uint64_t> digests;
+    for (std::uint64_t done = 0; done < length;) {
+        protocol::DigestRequest request{offset + done, std::min<std::uint64_t>(span, length - done),
+                                        size};
+        auto reply = channel::expect<protocol::DigestReply>(control_->call(request), what);
+        if (!reply)
+            return fail(std::move(reply.error()));
+        const std::uint64_t expected = (request.length + size - 1) / size;
+        if (reply->digests.size() != expected)
+            return fail(EPROTO, fmt::format("{}: the target sent {} digests for {} extents", what,
+                                            reply->digests.size(), expected));
+        digests.insert(digests.end(), reply->digests.begin(), reply->digests.end());
+        done += request.length;
+    }
+    return digests;
+}
+
 } // namespace rpmem::client

@@ -77,6 +77,14 @@ public:
     // always tears everything down.
     Result<void> close();
 
+    // The digests of [offset, offset + length) of the remote pool, one per extent of
+    // `extent_size` bytes (a power of two from 4 KiB to 64 MiB; the last extent may be short),
+    // as protocol::extent_digests computes them; asked over the control channel in as many
+    // DigestRequests as the protocol's limits need. The target refuses ranges outside its pool
+    // or inside its header.
+    Result<std::vector<std::uint64_t>> digests(std::size_t offset, std::size_t length,
+                                               std::size_t extent_size);
+
 private:
     Replica(const Settings& settings, const Target& target, std::string_view pool_set,
             std::span<std::byte> pool);
