@@ -43,4 +43,8 @@ int run_remove_command(std::span<const std::string_view> args, std::ostream& out
 // `rpmemctl info ...` (info_command.cpp).
 int run_info_command(std::span<const std::string_view> args, std::ostream& out, std::ostream& err);
 
+// `rpmemctl verify ...` (verify_command.cpp).
+int run_verify_command(std::span<const std::string_view> args, std::ostream& out,
+                       std::ostream& err);
+
 } // namespace rpmem::tools
