@@ -185,10 +185,8 @@ int check(const CheckOptions& options, std::ostream& out) {
 
 int run_poolset_command(std::span<const std::string_view> args, std::ostream& out,
                         std::ostream& err) {
-    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-        out << kUsage;
+    if (printed_help(args, kUsage, out))
         return kExitOk;
-    }
     if (args.empty() || args[0] != "check") {
         err << "rpmemctl poolset: expected the subcommand 'check'\n" << kUsage;
         return kExitUsage;

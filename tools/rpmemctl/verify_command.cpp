@@ -342,16 +342,8 @@ int verify(const VerifyOptions& options, std::ostream& out, std::ostream& err) {
 
 int run_verify_command(std::span<const std::string_view> args, std::ostream& out,
                        std::ostream& err) {
-    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-        out << kUsage;
-        return kExitOk;
-    }
-    auto options = parse(args, err);
-    if (!options) {
-        err << kUsage;
-        return kExitUsage;
-    }
-    return verify(*options, out, err);
+    return run_parsed(args, kUsage, out, err, parse,
+                      [&](const VerifyOptions& options) { return verify(options, out, err); });
 }
 
 } // namespace rpmem::tools

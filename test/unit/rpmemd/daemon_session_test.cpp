@@ -369,6 +369,10 @@ TEST_CASE("a pool without headers gets no protected prefix and keeps zero attrib
     CHECK(
         as<protocol::SetAttrReply>(s->handle(protocol::SetAttrRequest{test::pmemobj_attributes()}))
             .status == Status::not_supported);
+    // Digests cover it from its first byte.
+    auto digests = as<protocol::DigestReply>(s->handle(protocol::DigestRequest{0, 2 << 20, 4096}));
+    REQUIRE(digests.status == Status::ok);
+    CHECK(digests.digests.size() == 512);
 }
 
 TEST_CASE("digests of the open pool: its data only, within the pool, in bounded requests") {
@@ -426,15 +430,4 @@ TEST_CASE("digests of the open pool: its data only, within the pool, in bounded 
     CHECK(bad.status == Status::invalid_request);
     CHECK_THAT(bad.message, Catch::StartsWith(c.message));
     CHECK(bad.digests.empty());
-}
-
-TEST_CASE("a pool without headers is digested from its first byte") {
-    Fixture f;
-    auto s = f.session();
-    auto request = create_request("bare.set");
-    request.attributes = {};
-    REQUIRE(as<protocol::CreateReply>(s->handle(request)).status == Status::ok);
-    auto reply = as<protocol::DigestReply>(s->handle(protocol::DigestRequest{0, 2 << 20, 4096}));
-    REQUIRE(reply.status == Status::ok);
-    CHECK(reply.digests.size() == 512);
 }
