@@ -296,7 +296,7 @@ TEST_CASE("digest requests breaking the limits are refused, naming the field") {
     }
     SECTION("more bytes than one request may hash") {
         check_digest_refused(4096, protocol::kMaxDigestRangeLength + 64 * mib, 64 * mib,
-                             "at most 8192 extents and 1073741824 bytes");
+                             "at most 8192 extents and 134217728 bytes");
     }
     SECTION("a range that wraps around") {
         check_digest_refused(~0ULL - 4095, 8192, 4096,

@@ -99,7 +99,7 @@ TEST_CASE("requests round-trip") {
     round_trip_request(protocol::RemoveRequest{"x.set", true, false});
     round_trip_request(protocol::StatusRequest{});
     round_trip_request(protocol::Ping{});
-    round_trip_request(protocol::DigestRequest{4096, 1ULL << 30, 1 << 20});
+    round_trip_request(protocol::DigestRequest{4096, 128ULL << 20, 1 << 20});
     round_trip_request(protocol::DigestRequest{~0ULL - 4096, 4096, 4096});
 }
 
