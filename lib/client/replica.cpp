@@ -333,7 +333,13 @@ Result<std::vector<std::uint64_t>> Replica::digests(std::size_t offset, std::siz
     for (std::uint64_t done = 0; done < length;) {
         protocol::DigestRequest request{offset + done, std::min<std::uint64_t>(span, length - done),
                                         size};
-        auto reply = channel::expect<protocol::DigestReply>(control_->call(request), what);
+        auto answer = control_->call(request);
+        // A daemon that predates digests answers with an error reply: say what it said.
+        if (const auto* refused = answer ? std::get_if<protocol::ErrorReply>(&*answer) : nullptr)
+            return fail(protocol::errno_of(refused->status),
+                        fmt::format("{}: refused: {}", what, refused->message), ErrorSource::remote,
+                        static_cast<int>(refused->status));
+        auto reply = channel::expect<protocol::DigestReply>(std::move(answer), what);
         if (!reply)
             return fail(std::move(reply.error()));
         const std::uint64_t expected = (request.length + size - 1) / size;
