@@ -347,17 +347,18 @@ Reply DaemonSession::digest(const protocol::DigestRequest& request) {
         return protocol::DigestReply{Status::invalid_request, "this session has no pool open", {}};
     }
     const poolset::PoolMapping& mapping = pool_->mapping();
-    auto digests =
-        digest_pool_range({mapping.data(), mapping.size()}, pool_->protected_prefix(), request);
-    if (!digests) {
-        Status status = reply_status_for(digests.error(), Status::invalid_request);
+    if (auto checked = check_digest_range(mapping.size(), pool_->protected_prefix(), request);
+        !checked) {
+        Status status = reply_status_for(checked.error(), Status::invalid_request);
         spdlog::info("{}: digest of [{}, +{}) refused: {}", log_name_, request.offset,
-                     request.length, escape_for_log(digests.error().message()));
-        return protocol::DigestReply{status, digests.error().message(), {}};
+                     request.length, escape_for_log(checked.error().message()));
+        return protocol::DigestReply{status, checked.error().message(), {}};
     }
-    spdlog::debug("{}: {} digests of [{}, +{}) in extents of {}", log_name_, digests->size(),
+    mapping.will_read(request.offset, request.length);
+    auto digests = digest_pool_range({mapping.data(), mapping.size()}, request);
+    spdlog::debug("{}: {} digests of [{}, +{}) in extents of {}", log_name_, digests.size(),
                   request.offset, request.length, request.extent_size);
-    return protocol::DigestReply{Status::ok, {}, std::move(*digests)};
+    return protocol::DigestReply{Status::ok, {}, std::move(digests)};
 }
 
 Result<void> DaemonSession::release(bool remove) noexcept {

@@ -16,21 +16,25 @@ Error invalid(std::string_view field, std::string reason) {
 
 } // namespace
 
-Result<std::vector<std::uint64_t>> digest_pool_range(std::span<const std::uint8_t> pool,
-                                                     std::uint64_t protected_prefix,
-                                                     const protocol::DigestRequest& request) {
+Result<void> check_digest_range(std::uint64_t pool_size, std::uint64_t protected_prefix,
+                                const protocol::DigestRequest& request) {
     if (auto problem = protocol::check_digest_request(request))
         return fail(invalid(problem->field, std::move(problem->reason)));
     if (request.offset < protected_prefix)
         return fail(invalid("offset", fmt::format("{} is inside the pool header (the first {} "
                                                   "bytes), which replication does not write",
                                                   request.offset, protected_prefix)));
-    if (request.offset >= pool.size())
-        return fail(invalid("offset", fmt::format("{} is beyond the pool of {} bytes",
-                                                  request.offset, pool.size())));
-    if (request.length > pool.size() - request.offset)
+    if (request.offset >= pool_size)
+        return fail(invalid(
+            "offset", fmt::format("{} is beyond the pool of {} bytes", request.offset, pool_size)));
+    if (request.length > pool_size - request.offset)
         return fail(invalid("length", fmt::format("[{}, +{}) ends beyond the pool of {} bytes",
-                                                  request.offset, request.length, pool.size())));
+                                                  request.offset, request.length, pool_size)));
+    return {};
+}
+
+std::vector<std::uint64_t> digest_pool_range(std::span<const std::uint8_t> pool,
+                                             const protocol::DigestRequest& request) {
     return protocol::extent_digests(std::as_bytes(pool.subspan(request.offset, request.length)),
                                     request.extent_size);
 }

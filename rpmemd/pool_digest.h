@@ -10,15 +10,20 @@
 
 namespace rpmem::daemon {
 
-// Answers a DigestRequest from the supervisor's mapping of a session's pool (`pool`, the whole
-// contiguous range). The request's shape is checked again (protocol::check_digest_request: a
-// bounded number of bytes and extents, so one request is a bounded amount of hashing), then
-// its range: inside the pool, and not below `protected_prefix` (the target's own header page,
-// which differs from the initiator's and which replication never writes). Errors answer with
-// Status::invalid_request and name the field ("offset: ...", "length: ..."). Pure: no I/O
-// beyond reading the mapped bytes; the caller's session serialises its use.
-Result<std::vector<std::uint64_t>> digest_pool_range(std::span<const std::uint8_t> pool,
-                                                     std::uint64_t protected_prefix,
-                                                     const protocol::DigestRequest& request);
+// Answering a DigestRequest from the supervisor's mapping of a session's pool. Pure functions;
+// the caller's session serialises their use.
+
+// Checks the request's shape again (protocol::check_digest_request: a bounded number of bytes
+// and extents, so one request is a bounded amount of hashing), then its range against a pool
+// of `pool_size` bytes: inside it, and not below `protected_prefix` (the target's own header
+// page, which differs from the initiator's and which replication never writes). Errors answer
+// with Status::invalid_request and name the field ("offset: ...", "length: ...").
+Result<void> check_digest_range(std::uint64_t pool_size, std::uint64_t protected_prefix,
+                                const protocol::DigestRequest& request);
+
+// The digests of a request check_digest_range accepted, from `pool` (the whole contiguous
+// range).
+std::vector<std::uint64_t> digest_pool_range(std::span<const std::uint8_t> pool,
+                                             const protocol::DigestRequest& request);
 
 } // namespace rpmem::daemon

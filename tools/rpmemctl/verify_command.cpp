@@ -135,6 +135,7 @@ Result<LocalPool> map_local_pool(const poolset::PoolSet& set) {
     if (size <= kReplicatedFrom)
         return fail(EINVAL, fmt::format("{}: the pool of {} bytes has nothing beyond its header",
                                         set.origin, size));
+    mapping->will_read(kReplicatedFrom, size - kReplicatedFrom);
     return LocalPool{std::move(*mapping), {kReplicatedFrom, size - kReplicatedFrom}};
 }
 
