@@ -38,6 +38,8 @@ void flip_byte(const fs::path& file, std::size_t offset) {
 
 TEST_CASE("rpmemctl verify finds the one corrupted extent of a libpmemobj replica and repairs "
           "it") {
+    TempDir scratch("rpmem-compat-verify-cwd");
+    const WorkingDirectory here(scratch.path()); // rpmemd's and every tool's too
     OneRemoteReplica setup("rpmem-compat-verify");
     auto& [root, rpmemd, target_part, set, environment] = setup;
     const EnvironmentChanges tool_environment = rpmemd.client_environment();
@@ -110,6 +112,8 @@ TEST_CASE("rpmemctl verify finds the one corrupted extent of a libpmemobj replic
 }
 
 TEST_CASE("rpmemctl verify: errors name the file and line, the pool or the replica") {
+    TempDir scratch("rpmem-compat-verify-cwd");
+    const WorkingDirectory here(scratch.path()); // rpmemd's and every tool's too
     OneRemoteReplica setup("rpmem-compat-verify-errors");
     auto& [root, rpmemd, target_part, set, environment] = setup;
     const EnvironmentChanges tool_environment = rpmemd.client_environment();

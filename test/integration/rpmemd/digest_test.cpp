@@ -70,6 +70,8 @@ struct ReplicatedPool {
 
 TEST_CASE("a replica's digests equal the initiator's after persists, and a change on the "
           "target shows in its extent alone") {
+    TempDir scratch("rpmem-digest-cwd");
+    const WorkingDirectory here(scratch.path()); // rpmemd's too
     TargetHost host;
     ReplicatedPool initiator(host);
     client::Replica& replica = *initiator.replica;
@@ -117,6 +119,8 @@ TEST_CASE("a replica's digests equal the initiator's after persists, and a chang
 }
 
 TEST_CASE("digest requests the daemon refuses name the field, and the session goes on") {
+    TempDir scratch("rpmem-digest-cwd");
+    const WorkingDirectory here(scratch.path()); // rpmemd's too
     TargetHost host;
     ReplicatedPool initiator(host);
     client::Replica& replica = *initiator.replica;
@@ -148,6 +152,8 @@ TEST_CASE("digest requests the daemon refuses name the field, and the session go
 }
 
 TEST_CASE("the daemon refuses malformed digest requests and those without a pool") {
+    TempDir scratch("rpmem-digest-cwd");
+    const WorkingDirectory here(scratch.path()); // rpmemd's too
     TargetHost host;
     auto raw = RawTlsClient::connect(host.port(), host.credentials().client());
     REQUIRE(raw);
