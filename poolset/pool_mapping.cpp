@@ -310,6 +310,15 @@ Result<void> PoolMapping::persist(std::uint64_t offset, std::uint64_t length) co
     return flush(data() + offset, length, false);
 }
 
+void PoolMapping::will_read(std::uint64_t offset, std::uint64_t length) const noexcept {
+    if (offset >= size())
+        return;
+    length = std::min(length, size() - offset);
+    // madvise wants a page-aligned start; the range itself starts page-aligned.
+    const std::uint64_t start = offset / kMappingAlignment * kMappingAlignment;
+    (void)::madvise(data() + start, length + (offset - start), MADV_WILLNEED);
+}
+
 Result<void> PoolMapping::deep_persist(std::uint64_t offset, std::uint64_t length) const {
     if (offset > size() || length > size() - offset)
         return fail(EINVAL, set_.origin + ": deep persist range beyond the pool");

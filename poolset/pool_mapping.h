@@ -75,6 +75,10 @@ public:
     // Flushes to the deepest domain (libpmem's pmem_deep_persist: device DAX deep flush, or
     // msync).
     Result<void> deep_persist(std::uint64_t offset, std::uint64_t length) const;
+    // Tells the kernel that [offset, offset + length) is about to be read once, start to end
+    // (madvise MADV_WILLNEED, clipped to the pool): its pages then come in large batches rather
+    // than one fault at a time. Only a hint: nothing fails.
+    void will_read(std::uint64_t offset, std::uint64_t length) const noexcept;
 
     // The headers of the parts that carry one (none with NOHDRS).
     std::vector<PoolHeader> read_headers() const;

@@ -16,6 +16,7 @@
 #include "protocol/message_limits.h"
 #include "protocol/version.h"
 #include "rpmemd/local_address.h"
+#include "rpmemd/pool_digest.h"
 #include "rpmemd/status_error.h"
 
 namespace rpmem::daemon {
@@ -89,6 +90,7 @@ Reply DaemonSession::handle(const protocol::Request& request) {
                           [this](const protocol::SetAttrRequest& r) { return set_attr(r); },
                           [this](const protocol::RemoveRequest& r) { return remove(r); },
                           [this](const protocol::StatusRequest& r) { return status(r); },
+                          [this](const protocol::DigestRequest& r) { return digest(r); },
                           [](const auto& r) {
                               // Hello and Ping belong to the channel and never get here.
                               return protocol::failure_reply(
@@ -154,7 +156,7 @@ Result<protocol::DataPath> DaemonSession::start_data_plane(OpenPool& pool, std::
     request.allowed_providers = services_.config.allowed_providers;
     request.bind_host = bind_host();
     request.pool = &pool.mapping();
-    request.protected_prefix = pool.has_headers() ? poolset::kPoolHeaderSize : 0;
+    request.protected_prefix = pool.protected_prefix();
     request.lanes = std::min<unsigned>(lanes, services_.config.max_lanes);
     request.token = *token;
     request.session_name = fmt::format("session {}", peer_.session_id);
@@ -348,6 +350,26 @@ Reply DaemonSession::status(const protocol::StatusRequest&) {
     }
     std::sort(reply.pool_sets.begin(), reply.pool_sets.end());
     return reply;
+}
+
+Reply DaemonSession::digest(const protocol::DigestRequest& request) {
+    if (!pool_) {
+        spdlog::info("{}: digest refused: no pool is open", log_name_);
+        return protocol::DigestReply{Status::invalid_request, "this session has no pool open", {}};
+    }
+    const poolset::PoolMapping& mapping = pool_->mapping();
+    if (auto checked = check_digest_range(mapping.size(), pool_->protected_prefix(), request);
+        !checked) {
+        Status status = reply_status_for(checked.error(), Status::invalid_request);
+        spdlog::info("{}: digest of [{}, +{}) refused: {}", log_name_, request.offset,
+                     request.length, escape_for_log(checked.error().message()));
+        return protocol::DigestReply{status, checked.error().message(), {}};
+    }
+    mapping.will_read(request.offset, request.length);
+    auto digests = digest_pool_range({mapping.data(), mapping.size()}, request);
+    spdlog::debug("{}: {} digests of [{}, +{}) in extents of {}", log_name_, digests.size(),
+                  request.offset, request.length, request.extent_size);
+    return protocol::DigestReply{Status::ok, {}, std::move(digests)};
 }
 
 Result<void> DaemonSession::release(bool remove, CloseVerdict verdict) noexcept {

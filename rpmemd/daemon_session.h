@@ -59,6 +59,7 @@ private:
     protocol::Reply set_attr(const protocol::SetAttrRequest& request);
     protocol::Reply remove(const protocol::RemoveRequest& request);
     protocol::Reply status(const protocol::StatusRequest& request);
+    protocol::Reply digest(const protocol::DigestRequest& request);
 
     // Checks of a create/open that need neither the pool nor the fabric.
     Result<void> check_open_request(std::uint32_t lanes,

@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "base/pool_attributes.h"
+#include "poolset/pool_header.h"
 #include "poolset/pool_mapping.h"
 #include "poolset/pool_set.h"
 #include "rpmemd/pool_registry.h"
@@ -57,6 +58,11 @@ public:
     // The replica's record when this session opened it (a new pool: inconsistent); its file
     // says inconsistent while the session has it.
     const ReplicaRecord& found() const noexcept { return found_; }
+    // The bytes at the start of the pool that belong to the target (its header page), never
+    // written or read by the client's data path; 0 for NOHDRS.
+    std::uint64_t protected_prefix() const noexcept {
+        return has_headers() ? poolset::kPoolHeaderSize : 0;
+    }
 
 private:
     friend class PoolStore;

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "channel/client.h"
+#include "client/extent_digest.h"
 #include "client/lane_set.h"
 #include "client/logger.h"
 #include "protocol/request.h"
@@ -485,7 +486,7 @@ Replica::connect(bool create, unsigned lanes, const PoolAttributes* create_attri
 
 Result<void> Replica::establish(bool create, unsigned& lanes,
                                 const PoolAttributes* create_attributes,
-                                PoolAttributes* open_attributes) {
+                                PoolAttributes* open_attributes, bool bring_up_to_date) {
     auto connection =
         connect(create, lanes_to_request(lanes, settings_), create_attributes, open_attributes, 0);
     if (!connection) {
@@ -500,12 +501,12 @@ Result<void> Replica::establish(bool create, unsigned& lanes,
 
     // Consistency on open: a copy rpmemd does not vouch for is brought up to date from the
     // local pool, the one copy known to be right, before anything reads or relies on it.
-    if (!create && found_state_ != protocol::ReplicaState::consistent) {
-        dirty_.mark(data_start_, pool_.size() - data_start_);
+    if (!create && bring_up_to_date && found_state_ != protocol::ReplicaState::consistent) {
         sync_.store(SyncState::resyncing, std::memory_order_release);
         const std::string why = fmt::format("the replica was {}", protocol::name_of(found_state_));
+        mark_differing_extents(why);
         if (!copy_dirty(why.c_str())) {
-            (void)connection_->control->call(protocol::CloseRequest{.untouched = false});
+            (void)connection_->control->call(protocol::CloseRequest{});
             connection_.reset();
             closed_ = true;
             return fail(EIO, fmt::format("{}: bringing the {} replica up to date failed; it "
@@ -517,6 +518,29 @@ Result<void> Replica::establish(bool create, unsigned& lanes,
         logger().info("{}: replica up to date", describe());
     }
     return {};
+}
+
+// Compares the digests of the replicated range, extent by extent, and marks the extents that
+// differ; all of them when the target cannot say (then everything is copied).
+void Replica::mark_differing_extents(const std::string& why) {
+    const std::size_t length = pool_.size() - data_start_;
+    const std::size_t extent = DirtyExtents::kExtentSize;
+    auto remote = digests(data_start_, length, extent);
+    auto local = remote ? local_digests(pool_, data_start_, length, extent)
+                        : Result<std::vector<std::uint64_t>>(fail(std::move(remote.error())));
+    if (!local) {
+        logger().warn("{}: {}; comparing digests failed ({}): copying the whole pool", describe(),
+                      why, local.error().message());
+        dirty_.mark(data_start_, length);
+        return;
+    }
+    std::size_t bytes = 0;
+    for (const Range& range : differing_ranges(*local, *remote, {data_start_, length}, extent)) {
+        dirty_.mark(range.offset, range.length);
+        bytes += range.length;
+    }
+    logger().info("{}: {}; {} of {} bytes differ from the local pool", describe(), why, bytes,
+                  length);
 }
 
 // One info line per session, so users (and rpmem-bench pmemobj, which parses the
@@ -541,6 +565,12 @@ Result<void> Replica::close() {
     if (closed_)
         return {};
     closed_ = true;
+    // A resync under way is given up to RPMEM_TIMEOUT to finish, so that a program ending soon
+    // after its replica came back leaves it consistent rather than outdated.
+    const auto patience = std::chrono::steady_clock::now() + settings_.timeout;
+    while (sync_.load(std::memory_order_acquire) == SyncState::resyncing &&
+           std::chrono::steady_clock::now() < patience)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
     {
         const std::lock_guard lock(recovery_mutex_);
         stopping_ = true;
@@ -577,10 +607,12 @@ Result<std::unique_ptr<Replica>> Replica::start(bool create, const Settings& set
                                                 const Target& target, std::string_view pool_set,
                                                 std::span<std::byte> pool, unsigned& lanes,
                                                 const PoolAttributes* create_attributes,
-                                                PoolAttributes* open_attributes) {
+                                                PoolAttributes* open_attributes,
+                                                bool bring_up_to_date) {
     configure_logger(settings);
     std::unique_ptr<Replica> session(new Replica(settings, target, pool_set, pool));
-    if (auto established = session->establish(create, lanes, create_attributes, open_attributes);
+    if (auto established =
+            session->establish(create, lanes, create_attributes, open_attributes, bring_up_to_date);
         !established) {
         logger().error("{} {} on {}: {}", create ? "creating" : "opening", pool_set,
                        target.to_string(), established.error().message());
@@ -595,13 +627,53 @@ Result<std::unique_ptr<Replica>> Replica::create(const Settings& settings, const
                                                  std::string_view pool_set,
                                                  std::span<std::byte> pool, unsigned& lanes,
                                                  const PoolAttributes* attributes) {
-    return start(true, settings, target, pool_set, pool, lanes, attributes, nullptr);
+    return start(true, settings, target, pool_set, pool, lanes, attributes, nullptr, true);
 }
 
 Result<std::unique_ptr<Replica>> Replica::open(const Settings& settings, const Target& target,
                                                std::string_view pool_set, std::span<std::byte> pool,
-                                               unsigned& lanes, PoolAttributes* attributes) {
-    return start(false, settings, target, pool_set, pool, lanes, nullptr, attributes);
+                                               unsigned& lanes, PoolAttributes* attributes,
+                                               bool bring_up_to_date) {
+    return start(false, settings, target, pool_set, pool, lanes, nullptr, attributes,
+                 bring_up_to_date);
+}
+
+Result<std::vector<std::uint64_t>> Replica::digests(std::size_t offset, std::size_t length,
+                                                    std::size_t extent_size) {
+    const std::string what =
+        fmt::format("{}: digests of [{}, +{}) of pool set {}", where_, offset, length, pool_set_);
+    if (closed_ || !connection_)
+        return fail(EINVAL, what + ": the replica is closed or not connected");
+    if (auto problem = protocol::check_digest_extent_size(extent_size))
+        return fail(EINVAL, fmt::format("{}: {}: {}", what, problem->field, problem->reason));
+    if (offset + length < offset)
+        return fail(EINVAL,
+                    fmt::format("{}: offset: {} + length {} overflows", what, offset, length));
+    // Each request covers a multiple of the extent size, so the extents of consecutive
+    // requests line up with those of the whole range.
+    const auto size = static_cast<std::uint32_t>(extent_size);
+    const std::uint64_t span = protocol::digest_request_span(size);
+    std::vector<std::uint64_t> digests;
+    for (std::uint64_t done = 0; done < length;) {
+        protocol::DigestRequest request{offset + done, std::min<std::uint64_t>(span, length - done),
+                                        size};
+        auto answer = connection_->control->call(request);
+        // A daemon that predates digests answers with an error reply: say what it said.
+        if (const auto* refused = answer ? std::get_if<protocol::ErrorReply>(&*answer) : nullptr)
+            return fail(protocol::errno_of(refused->status),
+                        fmt::format("{}: refused: {}", what, refused->message), ErrorSource::remote,
+                        static_cast<int>(refused->status));
+        auto reply = channel::expect<protocol::DigestReply>(std::move(answer), what);
+        if (!reply)
+            return fail(std::move(reply.error()));
+        const std::uint64_t expected = (request.length + size - 1) / size;
+        if (reply->digests.size() != expected)
+            return fail(EPROTO, fmt::format("{}: the target sent {} digests for {} extents", what,
+                                            reply->digests.size(), expected));
+        digests.insert(digests.end(), reply->digests.begin(), reply->digests.end());
+        done += request.length;
+    }
+    return digests;
 }
 
 } // namespace rpmem::client

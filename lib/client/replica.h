@@ -72,11 +72,15 @@ public:
                                                    std::string_view pool_set,
                                                    std::span<std::byte> pool, unsigned& lanes,
                                                    const PoolAttributes* attributes);
-    // Opens the existing pool; `attributes` (when not null) receives the stored ones.
+    // Opens the existing pool; `attributes` (when not null) receives the stored ones. A replica
+    // rpmemd does not call consistent is brought up to date first (its extents whose digests
+    // differ from the local pool's are copied), unless `bring_up_to_date` is false (an
+    // inspection, such as rpmemctl verify).
     static Result<std::unique_ptr<Replica>> open(const Settings& settings, const Target& target,
                                                  std::string_view pool_set,
                                                  std::span<std::byte> pool, unsigned& lanes,
-                                                 PoolAttributes* attributes);
+                                                 PoolAttributes* attributes,
+                                                 bool bring_up_to_date = true);
 
     ~Replica();
     Replica(const Replica&) = delete;
@@ -103,10 +107,21 @@ public:
     Result<void> read(std::span<std::byte> into, std::size_t offset, unsigned lane);
 
     Result<void> set_attributes(const PoolAttributes& attributes);
+    // The caller found the replica to differ from the local pool and left it so: close()
+    // then leaves it outdated instead of consistent.
+    void mark_behind() noexcept { behind_ = true; }
     // Ends the session; afterwards only destruction is allowed. Reports the first error met but
     // always tears everything down. The target records the replica consistent only when it is
     // in sync now.
     Result<void> close();
+
+    // The digests of [offset, offset + length) of the remote pool, one per extent of
+    // `extent_size` bytes (a power of two from 4 KiB to 64 MiB; the last extent may be short),
+    // as protocol::extent_digests computes them; asked over the control channel in as many
+    // DigestRequests as the protocol's limits need. The target refuses ranges outside its pool
+    // or inside its header.
+    Result<std::vector<std::uint64_t>> digests(std::size_t offset, std::size_t length,
+                                               std::size_t extent_size);
 
 private:
     // One session's channel and lanes; replaced whole when a degraded replica reconnects.
@@ -135,13 +150,14 @@ private:
 
     Replica(const Settings& settings, const Target& target, std::string_view pool_set,
             std::span<std::byte> pool);
-    static Result<std::unique_ptr<Replica>> start(bool create, const Settings& settings,
-                                                  const Target& target, std::string_view pool_set,
-                                                  std::span<std::byte> pool, unsigned& lanes,
-                                                  const PoolAttributes* create_attributes,
-                                                  PoolAttributes* open_attributes);
+    static Result<std::unique_ptr<Replica>>
+    start(bool create, const Settings& settings, const Target& target, std::string_view pool_set,
+          std::span<std::byte> pool, unsigned& lanes, const PoolAttributes* create_attributes,
+          PoolAttributes* open_attributes, bool bring_up_to_date);
     Result<void> establish(bool create, unsigned& lanes, const PoolAttributes* create_attributes,
-                           PoolAttributes* open_attributes);
+                           PoolAttributes* open_attributes, bool bring_up_to_date);
+    // Consistency on open: marks the extents whose digests differ from the local pool's.
+    void mark_differing_extents(const std::string& why);
     // A new session: the channel, create or open, the lanes. `expected_generation` (open only):
     // what the target must be at; 0: any.
     Result<std::unique_ptr<Connection>> connect(bool create, unsigned lanes,
@@ -175,6 +191,7 @@ private:
     std::size_t data_start_ = 0; // 4096 when the pool has headers (the target owns them)
     bool created_ = false;
     bool closed_ = false;
+    bool behind_ = false; // mark_behind()
     unsigned lane_count_ = 0;
     std::uint64_t generation_ = 0;
     protocol::ReplicaState found_state_ = protocol::ReplicaState::consistent;

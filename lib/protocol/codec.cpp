@@ -169,6 +169,24 @@ void read_body(ByteReader& r, RemoveRequest& m) {
     m.remove_set_file = (flags & kRemovePoolSet) != 0;
 }
 
+void write_body(ByteWriter& w, const DigestRequest& m) {
+    if (auto problem = check_digest_request(m))
+        w.require(false, fmt::format("{}: {}", problem->field, problem->reason));
+    w.u64(m.offset);
+    w.u64(m.length);
+    w.u32(m.extent_size);
+}
+
+void read_body(ByteReader& r, DigestRequest& m) {
+    m.offset = r.u64("offset");
+    m.length = r.u64("length");
+    m.extent_size = r.u32("extent_size");
+    if (r.failed())
+        return;
+    if (auto problem = check_digest_request(m))
+        r.require(false, problem->field, problem->reason);
+}
+
 void write_body(ByteWriter&, const StatusRequest&) {}
 void read_body(ByteReader&, StatusRequest&) {}
 void write_body(ByteWriter&, const Ping&) {}
@@ -286,6 +304,28 @@ void read_body(ByteReader& r, StatusReply& m) {
         m.pool_sets.push_back(r.string("pool_sets entry", kMaxPoolSetNameLength));
 }
 
+void write_body(ByteWriter& w, const DigestReply& m) {
+    write_status(w, m.status, m.message);
+    w.require(m.digests.size() <= kMaxDigestExtents,
+              fmt::format("digests has {} entries, the limit is {}", m.digests.size(),
+                          kMaxDigestExtents));
+    w.u32(static_cast<std::uint32_t>(std::min(m.digests.size(), kMaxDigestExtents)));
+    for (std::uint64_t digest : m.digests)
+        w.u64(digest);
+}
+
+void read_body(ByteReader& r, DigestReply& m) {
+    read_status(r, m);
+    auto count = r.u32("digests count");
+    r.require(count <= kMaxDigestExtents, "digests count",
+              fmt::format("{} exceeds the limit of {}", count, kMaxDigestExtents));
+    if (r.failed())
+        return;
+    m.digests.reserve(count);
+    for (std::uint32_t i = 0; i < count && !r.failed(); ++i)
+        m.digests.push_back(r.u64("digest"));
+}
+
 void write_body(ByteWriter&, const Pong&) {}
 void read_body(ByteReader&, Pong&) {}
 
@@ -389,6 +429,8 @@ Result<Request> decode_request(const FrameHeader& header, std::span<const std::u
         return decode_as<StatusRequest, Request>(body);
     case MessageType::ping:
         return decode_as<Ping, Request>(body);
+    case MessageType::digest:
+        return decode_as<DigestRequest, Request>(body);
     default:
         return bad_message(fmt::format("{} is not a request", name_of(header.type)));
     }
@@ -416,6 +458,8 @@ Result<Reply> decode_reply(const FrameHeader& header, std::span<const std::uint8
         return decode_as<Pong, Reply>(body);
     case MessageType::error_reply:
         return decode_as<ErrorReply, Reply>(body);
+    case MessageType::digest_reply:
+        return decode_as<DigestReply, Reply>(body);
     default:
         return bad_message(fmt::format("{} is not a reply", name_of(header.type)));
     }

@@ -41,6 +41,8 @@ namespace rpmem::protocol {
 //   status_reply    status, str software, u16 protocol_version, u64 uptime_seconds,
 //                   u32 sessions, u32 pools_in_use, u16 count, count x str pool_set
 //   ping, pong      (empty)
+//   digest          u64 offset, u64 length, u32 extent_size
+//   digest_reply    status, u32 count, count x u64 digest (XXH3-64, seed 0, one per extent)
 //   close_reply, set_attr_reply, remove_reply, error_reply: status
 //
 // Decoding checks every field against the limits in message_limits.h, refuses unknown enum values,

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace rpmem::protocol {
 
@@ -21,5 +22,15 @@ inline constexpr std::size_t kMaxProviderNameLength = 64;  // libfabric provider
 inline constexpr std::size_t kMaxSoftwareLength = 64;      // "rpmemd 0.1.0"
 inline constexpr std::size_t kMaxIdentityLength = 256;     // certificate identity (CN)
 inline constexpr std::size_t kMaxStatusPools = 16;         // pool names in a StatusReply
+
+// A DigestRequest: extents are a power of two between the two sizes; one request covers at most
+// kMaxDigestExtents extents (its reply's digests, 64 KiB, fit a frame) and at most
+// kMaxDigestRangeLength bytes, so that the hashing one request holds a session's handler for is
+// bounded: about 0.1 s from memory, under 2 s even when the pages come from a slow disk
+// (80 MB/s), well inside a client's request timeout. Clients split longer ranges.
+inline constexpr std::uint32_t kMinDigestExtentSize = 4 << 10;
+inline constexpr std::uint32_t kMaxDigestExtentSize = 64 << 20;
+inline constexpr std::size_t kMaxDigestExtents = 8192;
+inline constexpr std::uint64_t kMaxDigestRangeLength = 128ULL << 20;
 
 } // namespace rpmem::protocol

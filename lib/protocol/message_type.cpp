@@ -45,6 +45,10 @@ constexpr std::size_t body_limit(MessageType type) noexcept {
     case MessageType::status_reply:
         return kStatusSize + string_size(kMaxSoftwareLength) + 2 + 8 + 4 + 4 + 2 +
                kMaxStatusPools * string_size(kMaxPoolSetNameLength);
+    case MessageType::digest:
+        return 8 + 8 + 4;
+    case MessageType::digest_reply:
+        return kStatusSize + 4 + 8 * kMaxDigestExtents;
     case MessageType::close_reply:
     case MessageType::set_attr_reply:
     case MessageType::remove_reply:
@@ -58,13 +62,15 @@ constexpr std::size_t body_limit(MessageType type) noexcept {
     return 0;
 }
 
-// The status reply is by far the largest message; every frame must fit the hard frame limit.
+// The status and digest replies are the largest messages; every frame must fit the hard frame
+// limit.
 static_assert(kFrameHeaderSize + body_limit(MessageType::status_reply) <= kMaxFrameSize);
+static_assert(kFrameHeaderSize + body_limit(MessageType::digest_reply) <= kMaxFrameSize);
 
 } // namespace
 
 std::optional<MessageType> message_type_from_wire(std::uint16_t value) noexcept {
-    if ((value >= 1 && value <= 16) || value == 18)
+    if ((value >= 1 && value <= 16) || (value >= 18 && value <= 20))
         return static_cast<MessageType>(value);
     return std::nullopt;
 }
@@ -119,6 +125,10 @@ std::string_view name_of(MessageType type) noexcept {
         return "pong";
     case MessageType::error_reply:
         return "error_reply";
+    case MessageType::digest:
+        return "digest";
+    case MessageType::digest_reply:
+        return "digest_reply";
     }
     return "unknown";
 }

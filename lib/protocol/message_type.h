@@ -28,6 +28,8 @@ enum class MessageType : std::uint16_t {
     ping = 15,
     pong = 16,
     error_reply = 18,
+    digest = 19,
+    digest_reply = 20,
 };
 
 // The MessageType with this wire value, or nothing for an unknown value.

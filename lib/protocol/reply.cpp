@@ -53,6 +53,8 @@ Reply failure_reply(MessageType request, Status status, std::string message) {
         return fill(RemoveReply{});
     case MessageType::status:
         return fill(StatusReply{});
+    case MessageType::digest:
+        return fill(DigestReply{});
     default:
         return fill(ErrorReply{});
     }

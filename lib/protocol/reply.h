@@ -113,8 +113,19 @@ struct ErrorReply {
     friend bool operator==(const ErrorReply&, const ErrorReply&) = default;
 };
 
+// The answer to DigestRequest: on success one digest per extent of the requested range, in
+// order; empty on failure.
+struct DigestReply {
+    static constexpr MessageType kType = MessageType::digest_reply;
+    Status status = Status::ok;
+    std::string message;
+    std::vector<std::uint64_t> digests; // at most kMaxDigestExtents
+
+    friend bool operator==(const DigestReply&, const DigestReply&) = default;
+};
+
 using Reply = std::variant<HelloReply, CreateReply, OpenReply, CloseReply, SetAttrReply,
-                           RemoveReply, StatusReply, Pong, ErrorReply>;
+                           RemoveReply, StatusReply, Pong, ErrorReply, DigestReply>;
 
 MessageType type_of(const Reply& reply) noexcept;
 

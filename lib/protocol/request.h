@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include "base/pool_attributes.h"
@@ -102,9 +104,42 @@ struct Ping {
     friend bool operator==(const Ping&, const Ping&) = default;
 };
 
+// Digests of [offset, offset + length) of this session's open pool: one XXH3-64 (seed 0) per
+// extent of `extent_size` bytes, the last extent possibly shorter. The codec refuses a request
+// whose shape breaks the limits (check_digest_request); the daemon checks the range against
+// the pool.
+struct DigestRequest {
+    static constexpr MessageType kType = MessageType::digest;
+    std::uint64_t offset = 0;
+    std::uint64_t length = 0;
+    std::uint32_t extent_size = 0;
+
+    friend bool operator==(const DigestRequest&, const DigestRequest&) = default;
+};
+
 using Request = std::variant<Hello, CreateRequest, OpenRequest, CloseRequest, SetAttrRequest,
-                             RemoveRequest, StatusRequest, Ping>;
+                             RemoveRequest, StatusRequest, Ping, DigestRequest>;
 
 MessageType type_of(const Request& request) noexcept;
+
+// A field of a message that breaks a rule, and why; for "field: reason" messages.
+struct FieldProblem {
+    std::string_view field;
+    std::string reason;
+};
+
+// What is wrong with `extent_size` (not a power of two in [kMinDigestExtentSize,
+// kMaxDigestExtentSize]), or nothing.
+std::optional<FieldProblem> check_digest_extent_size(std::uint64_t extent_size);
+
+// The most bytes one DigestRequest with a valid `extent_size` may cover: a multiple of it, so
+// that consecutive requests keep the extents of one long range aligned.
+std::uint64_t digest_request_span(std::uint32_t extent_size) noexcept;
+
+// What breaks the limits of message_limits.h in `request`, or nothing: extent_size a power of
+// two in [kMinDigestExtentSize, kMaxDigestExtentSize]; length from 1 to kMaxDigestRangeLength
+// and at most kMaxDigestExtents extents; offset + length not overflowing. Encoder and decoder
+// both apply it.
+std::optional<FieldProblem> check_digest_request(const DigestRequest& request);
 
 } // namespace rpmem::protocol

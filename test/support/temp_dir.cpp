@@ -64,4 +64,14 @@ std::string TempDir::expand(std::string_view text) const {
     return out;
 }
 
+WorkingDirectory::WorkingDirectory(const std::filesystem::path& directory)
+    : previous_(std::filesystem::current_path()) {
+    std::filesystem::current_path(directory);
+}
+
+WorkingDirectory::~WorkingDirectory() {
+    std::error_code ignored; // the previous directory may be gone; nothing to do about it here
+    std::filesystem::current_path(previous_, ignored);
+}
+
 } // namespace rpmem::test

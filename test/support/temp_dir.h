@@ -35,4 +35,19 @@ private:
     std::filesystem::path path_;
 };
 
+// Makes `directory` the working directory of the test process (and so of every child it
+// starts: rpmemd, rpmemctl, PMDK's programs) until it goes, then goes back. libfabric's psm
+// provider drops *.vm.btr files into the working directory of a program that crashes; inside a
+// TempDir they go with it.
+class WorkingDirectory {
+public:
+    explicit WorkingDirectory(const std::filesystem::path& directory);
+    ~WorkingDirectory();
+    WorkingDirectory(const WorkingDirectory&) = delete;
+    WorkingDirectory& operator=(const WorkingDirectory&) = delete;
+
+private:
+    std::filesystem::path previous_;
+};
+
 } // namespace rpmem::test

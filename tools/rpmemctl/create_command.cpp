@@ -122,53 +122,46 @@ PoolAttributes attributes_of(const CreateOptions& options) {
 
 int run_create_command(std::span<const std::string_view> args, std::ostream& out,
                        std::ostream& err) {
-    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-        out << kUsage;
+    return run_parsed(args, kUsage, out, err, parse, [&](const CreateOptions& options) {
+        auto remote = RemoteTarget::from(options.target);
+        if (!remote) {
+            err << "rpmemctl create: " << remote.error().message() << "\n";
+            return kExitFailure;
+        }
+        auto control = remote->connect();
+        if (!control) {
+            err << "rpmemctl create: " << control.error().message() << "\n";
+            return kExitFailure;
+        }
+        protocol::CreateRequest request;
+        request.pool_set = std::string(options.pool_set);
+        request.pool_size = options.size;
+        request.lanes = 1;
+        request.provider = remote->provider();
+        request.persist_method = remote->persist_method();
+        request.attributes = attributes_of(options);
+        std::string what = "creating " + request.pool_set + " on " + remote->target.to_string();
+        auto created = channel::expect<protocol::CreateReply>((*control)->call(request), what);
+        if (!created) {
+            err << "rpmemctl create: " << created.error().message() << "\n";
+            return kExitFailure;
+        }
+        auto closed = channel::expect<protocol::CloseReply>(
+            (*control)->call(protocol::CloseRequest{}), "closing it");
+        (*control)->close();
+        if (!closed) {
+            err << "rpmemctl create: " << closed.error().message() << "\n";
+            return kExitFailure;
+        }
+        std::uint64_t size = created->data_path.pool_size;
+        out << "created " << request.pool_set << " on " << remote->target.to_string() << ": "
+            << poolset::format_size(size) << " (" << size << " bytes), "
+            << (request.attributes.is_zero()
+                    ? "no headers"
+                    : "headers with signature " + signature_text(request.attributes))
+            << "\n";
         return kExitOk;
-    }
-    auto options = parse(args, err);
-    if (!options) {
-        err << kUsage;
-        return kExitUsage;
-    }
-    auto remote = RemoteTarget::from(options->target);
-    if (!remote) {
-        err << "rpmemctl create: " << remote.error().message() << "\n";
-        return kExitFailure;
-    }
-    auto control = remote->connect();
-    if (!control) {
-        err << "rpmemctl create: " << control.error().message() << "\n";
-        return kExitFailure;
-    }
-    protocol::CreateRequest request;
-    request.pool_set = std::string(options->pool_set);
-    request.pool_size = options->size;
-    request.lanes = 1;
-    request.provider = remote->provider();
-    request.persist_method = remote->persist_method();
-    request.attributes = attributes_of(*options);
-    std::string what = "creating " + request.pool_set + " on " + remote->target.to_string();
-    auto created = channel::expect<protocol::CreateReply>((*control)->call(request), what);
-    if (!created) {
-        err << "rpmemctl create: " << created.error().message() << "\n";
-        return kExitFailure;
-    }
-    auto closed = channel::expect<protocol::CloseReply>((*control)->call(protocol::CloseRequest{}),
-                                                        "closing it");
-    (*control)->close();
-    if (!closed) {
-        err << "rpmemctl create: " << closed.error().message() << "\n";
-        return kExitFailure;
-    }
-    std::uint64_t size = created->data_path.pool_size;
-    out << "created " << request.pool_set << " on " << remote->target.to_string() << ": "
-        << poolset::format_size(size) << " (" << size << " bytes), "
-        << (request.attributes.is_zero()
-                ? "no headers"
-                : "headers with signature " + signature_text(request.attributes))
-        << "\n";
-    return kExitOk;
+    });
 }
 
 } // namespace rpmem::tools

@@ -106,10 +106,8 @@ std::string render_json(const std::string& name, const RemoteTarget& remote,
 } // namespace
 
 int run_info_command(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
-    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-        out << kUsage;
+    if (printed_help(args, kUsage, out))
         return kExitOk;
-    }
     std::vector<std::string_view> positional;
     bool json = false;
     for (std::string_view arg : args) {

@@ -136,39 +136,32 @@ void print_setup(const channel::CredentialFiles& files, const InitOptions& optio
 } // namespace
 
 int run_init_command(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
-    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-        out << kUsage;
-        return kExitOk;
-    }
-    auto options = parse(args, err);
-    if (!options) {
-        err << kUsage;
-        return kExitUsage;
-    }
-    if (options->server_names.empty())
-        options->server_names = default_server_names();
-    if (options->client_name.empty())
-        options->client_name = default_client_name();
+    return run_parsed(args, kUsage, out, err, parse, [&](InitOptions options) {
+        if (options.server_names.empty())
+            options.server_names = default_server_names();
+        if (options.client_name.empty())
+            options.client_name = default_client_name();
 
-    std::error_code ec;
-    std::filesystem::path directory = std::filesystem::absolute(options->directory, ec);
-    if (ec) {
-        err << "rpmemctl init: " << options->directory << ": " << ec.message() << "\n";
-        return kExitFailure;
-    }
-    channel::CredentialOptions credentials;
-    credentials.server_names = options->server_names;
-    credentials.client_identity = options->client_name;
-    credentials.overwrite = options->force;
-    auto files = channel::write_credentials(directory, credentials);
-    if (!files) {
-        err << "rpmemctl init: " << files.error().message() << "\n";
-        if (files.error().errno_value() == EEXIST)
-            err << "(use --force to replace the files)\n";
-        return kExitFailure;
-    }
-    print_setup(*files, *options, out);
-    return kExitOk;
+        std::error_code ec;
+        std::filesystem::path directory = std::filesystem::absolute(options.directory, ec);
+        if (ec) {
+            err << "rpmemctl init: " << options.directory << ": " << ec.message() << "\n";
+            return kExitFailure;
+        }
+        channel::CredentialOptions credentials;
+        credentials.server_names = options.server_names;
+        credentials.client_identity = options.client_name;
+        credentials.overwrite = options.force;
+        auto files = channel::write_credentials(directory, credentials);
+        if (!files) {
+            err << "rpmemctl init: " << files.error().message() << "\n";
+            if (files.error().errno_value() == EEXIST)
+                err << "(use --force to replace the files)\n";
+            return kExitFailure;
+        }
+        print_setup(*files, options, out);
+        return kExitOk;
+    });
 }
 
 } // namespace rpmem::tools

@@ -24,6 +24,10 @@ constexpr std::array kCommands{
             &rpmem::tools::run_remove_command},
     Command{"poolset", "check pool set files (poolset check FILE [--json] [--target])",
             &rpmem::tools::run_poolset_command},
+    Command{"verify",
+            "compare a pool with its remote replicas by digests, optionally repair them "
+            "(verify SET [--repair] [--extent-size N] [--json])",
+            &rpmem::tools::run_verify_command},
 };
 
 void print_usage(std::ostream& out) {

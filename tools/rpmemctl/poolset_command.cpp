@@ -13,13 +13,11 @@
 #include "json_writer.h"
 #include "poolset/parser.h"
 #include "poolset/pool_set.h"
+#include "set_file.h"
 
 namespace rpmem::tools {
 
 namespace {
-
-// Pool set files are a few lines long; anything this large is not one.
-constexpr std::uintmax_t kMaxSetFileSize = 1u << 20;
 
 constexpr std::string_view kUsage =
     "usage: rpmemctl poolset check FILE [--json] [--target]\n"
@@ -39,22 +37,6 @@ struct CheckOptions {
     bool json = false;
     bool target = false;
 };
-
-Result<std::string> read_set_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return fail(Error::from_errno(errno, "cannot open '" + path + "'"));
-    std::string text;
-    char buffer[4096];
-    while (in.read(buffer, sizeof(buffer)) || in.gcount() > 0) {
-        text.append(buffer, static_cast<std::size_t>(in.gcount()));
-        if (text.size() > kMaxSetFileSize)
-            return fail(EFBIG, "'" + path + "' is larger than 1 MiB: not a pool set file");
-    }
-    if (in.bad())
-        return fail(Error::from_errno(EIO, "cannot read '" + path + "'"));
-    return text;
-}
 
 std::string size_text(std::optional<std::uint64_t> size) {
     if (!size)
@@ -177,16 +159,14 @@ std::string render_json_error(std::string_view file, const Error& error) {
 
 int check(const CheckOptions& options, std::ostream& out) {
     std::string path(options.file);
-    auto checked = read_set_file(path).and_then([&](const std::string& text) {
-        return poolset::parse(text, path)
-            .and_then([&](poolset::PoolSet set) -> Result<poolset::PoolSet> {
-                auto valid = options.target ? poolset::validate_for_target(set)
-                                            : poolset::validate_local(set);
-                if (!valid)
-                    return tl::unexpected(std::move(valid.error()));
-                return set;
-            });
-    });
+    auto checked =
+        load_set_file(path).and_then([&](poolset::PoolSet set) -> Result<poolset::PoolSet> {
+            auto valid =
+                options.target ? poolset::validate_for_target(set) : poolset::validate_local(set);
+            if (!valid)
+                return tl::unexpected(std::move(valid.error()));
+            return set;
+        });
     if (!checked) {
         if (options.json)
             out << render_json_error(path, checked.error()) << "\n";
@@ -205,10 +185,8 @@ int check(const CheckOptions& options, std::ostream& out) {
 
 int run_poolset_command(std::span<const std::string_view> args, std::ostream& out,
                         std::ostream& err) {
-    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-        out << kUsage;
+    if (printed_help(args, kUsage, out))
         return kExitOk;
-    }
     if (args.empty() || args[0] != "check") {
         err << "rpmemctl poolset: expected the subcommand 'check'\n" << kUsage;
         return kExitUsage;

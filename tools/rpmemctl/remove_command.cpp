@@ -26,10 +26,8 @@ constexpr std::string_view kUsage =
 
 int run_remove_command(std::span<const std::string_view> args, std::ostream& out,
                        std::ostream& err) {
-    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-        out << kUsage;
+    if (printed_help(args, kUsage, out))
         return kExitOk;
-    }
     std::vector<std::string_view> positional;
     client::RemoveOptions options;
     for (std::string_view arg : args) {

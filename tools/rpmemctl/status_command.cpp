@@ -24,10 +24,8 @@ constexpr std::string_view kUsage =
 
 int run_status_command(std::span<const std::string_view> args, std::ostream& out,
                        std::ostream& err) {
-    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-        out << kUsage;
+    if (printed_help(args, kUsage, out))
         return kExitOk;
-    }
     std::optional<std::string_view> target_text;
     bool json = false;
     for (std::string_view arg : args) {

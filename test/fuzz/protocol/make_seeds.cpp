@@ -97,6 +97,10 @@ int main(int argc, char** argv) {
         write_seed(dir, "status_reply", Reply(status_reply)) &&
         write_seed(dir, "pong", Reply(protocol::Pong{})) &&
         write_seed(dir, "error_reply",
-                   Reply(protocol::ErrorReply{protocol::Status::bad_message, "bad magic"}));
+                   Reply(protocol::ErrorReply{protocol::Status::bad_message, "bad magic"})) &&
+        write_seed(dir, "digest", Request(protocol::DigestRequest{4096, 3 << 20, 1 << 20})) &&
+        write_seed(
+            dir, "digest_reply",
+            Reply(protocol::DigestReply{{}, "", {0x2d06800538d394c2, 0x78af5f94892f3950, 1}}));
     return ok ? 0 : 1;
 }

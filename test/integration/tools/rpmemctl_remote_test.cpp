@@ -114,10 +114,17 @@ TEST_CASE("rpmemctl status, create, info and remove against rpmemd") {
     CHECK_THAT(info.out, Catch::Contains("pool size: 4092 KiB (4190208 bytes)"));
     CHECK_THAT(info.out, Catch::Contains("signature: PMEMTEST"));
     CHECK_THAT(info.out, Catch::Contains("major: 1"));
+    // Created and closed with nothing written: no initiator vouched for it yet. Asking does not
+    // change that.
+    CHECK_THAT(info.out, Catch::Contains("replica: outdated, generation 1"));
     auto json = rpmemctl(host, {"info", target, "bare.set", "--json"});
     REQUIRE(json.status == 0);
     CHECK_THAT(json.out,
                Catch::Contains("\"pool_size\":2097152") && Catch::Contains("\"headers\":false"));
+    CHECK_THAT(json.out,
+               Catch::Contains("\"state\":\"outdated\"") && Catch::Contains("\"generation\":1"));
+    auto again = rpmemctl(host, {"info", target, "bare.set", "--json"});
+    CHECK_THAT(again.out, Catch::Contains("\"state\":\"outdated\""));
 
     // Failures from the daemon come back as exit 1 and its message.
     auto exists = rpmemctl(host, {"create", target, "pool.set", "--signature", "X"});

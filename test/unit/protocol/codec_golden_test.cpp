@@ -228,3 +228,50 @@ TEST_CASE("golden: hello reply refusing a version") {
     };
     check_reply(reply, 0, expected);
 }
+
+namespace {
+
+// The 16-byte header of a digest frame. Its version bytes follow kProtocolVersion (rather than
+// spelling out 1) so that a version bump leaves the digest bodies' golden bytes alone.
+Bytes digest_header(std::uint8_t type, std::uint8_t request_id, std::uint8_t body_length) {
+    Bytes header{0x52, 0x50, 0x4d, 0x43, 0, 0, type, 0, request_id, 0, 0, 0, body_length, 0, 0, 0};
+    header[4] = static_cast<std::uint8_t>(protocol::kProtocolVersion & 0xff);
+    header[5] = static_cast<std::uint8_t>(protocol::kProtocolVersion >> 8);
+    return header;
+}
+
+} // namespace
+
+TEST_CASE("golden: digest request") {
+    Bytes expected = digest_header(0x13, 5, 20); // type 19 = digest, request id 5, 20 bytes
+    Bytes body{
+        0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // offset 4096
+        0x00, 0x00, 0x30, 0x00, 0x00, 0x00, 0x00, 0x00, // length 3 MiB
+        0x00, 0x00, 0x10, 0x00,                         // extent_size 1 MiB
+    };
+    expected.insert(expected.end(), body.begin(), body.end());
+    check_request(protocol::DigestRequest{4096, 3 << 20, 1 << 20}, 5, expected);
+}
+
+TEST_CASE("golden: digest reply with two digests, and a refused one") {
+    Bytes expected = digest_header(0x14, 6, 24); // type 20 = digest_reply, 24 bytes
+    Bytes body{
+        0x00, 0x00,                                     // status ok
+        0x00, 0x00,                                     // message ""
+        0x02, 0x00, 0x00, 0x00,                         // 2 digests
+        0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, // 0x0102030405060708
+        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, // ~0
+    };
+    expected.insert(expected.end(), body.begin(), body.end());
+    check_reply(protocol::DigestReply{protocol::Status::ok, "", {0x0102030405060708ULL, ~0ULL}}, 6,
+                expected);
+
+    Bytes refused = digest_header(0x14, 7, 11);
+    Bytes refused_body{
+        0x10, 0x00,                  // status 16 = invalid_request
+        0x03, 0x00, 'o',  'f',  'f', // message "off"
+        0x00, 0x00, 0x00, 0x00,      // no digests
+    };
+    refused.insert(refused.end(), refused_body.begin(), refused_body.end());
+    check_reply(protocol::DigestReply{protocol::Status::invalid_request, "off", {}}, 7, refused);
+}

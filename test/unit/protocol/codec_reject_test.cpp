@@ -146,7 +146,7 @@ TEST_CASE("hello is readable in any version so that versions can be negotiated")
 }
 
 TEST_CASE("unknown message types and bad magic are refused") {
-    for (std::uint16_t type : {0, 17, 19, 0x7fff, 0xffff}) {
+    for (std::uint16_t type : {0, 17, 21, 0x7fff, 0xffff}) {
         CAPTURE(type);
         check_request_refused(raw_frame(type, {}), Status::bad_message, "unknown message type");
     }
@@ -260,4 +260,88 @@ TEST_CASE("the encoder refuses what the decoder would refuse") {
     REQUIRE_FALSE(frame);
     CHECK(frame.error().message() ==
           "encoding status_reply: pool_sets has 17 entries, the limit is 16");
+}
+
+namespace {
+
+// A digest request's body as raw bytes: u64 offset, u64 length, u32 extent_size.
+Bytes digest_body(std::uint64_t offset, std::uint64_t length, std::uint32_t extent_size) {
+    Bytes body(20);
+    for (std::size_t i = 0; i < 8; ++i) {
+        body[i] = static_cast<std::uint8_t>(offset >> (8 * i));
+        body[8 + i] = static_cast<std::uint8_t>(length >> (8 * i));
+    }
+    put32(body, 16, extent_size);
+    return body;
+}
+
+void check_digest_refused(std::uint64_t offset, std::uint64_t length, std::uint32_t extent_size,
+                          const std::string& needle) {
+    check_request_refused(raw_frame(19, digest_body(offset, length, extent_size)),
+                          Status::bad_message, needle);
+    // The encoder refuses to build it in the first place.
+    auto frame = protocol::encode(
+        protocol::Request(protocol::DigestRequest{offset, length, extent_size}), 1);
+    REQUIRE_FALSE(frame);
+    CHECK(frame.error().errno_value() == EINVAL);
+    CHECK_THAT(frame.error().message(), Catch::Contains(needle));
+}
+
+} // namespace
+
+TEST_CASE("digest requests breaking the limits are refused, naming the field") {
+    const std::uint32_t mib = 1 << 20;
+    SECTION("extent sizes that are no power of two or out of range") {
+        check_digest_refused(4096, mib, 0, "digest: extent_size: 0 is not a power of two");
+        check_digest_refused(4096, mib, 3 * 4096, "extent_size: 12288 is not a power of two");
+        check_digest_refused(4096, mib, 2048,
+                             "extent_size: 2048 is not a power of two from "
+                             "4096 to 67108864");
+        check_digest_refused(4096, mib, 128 * mib, "extent_size: 134217728");
+    }
+    SECTION("an empty range") {
+        check_digest_refused(4096, 0, 4096, "length: 0");
+    }
+    SECTION("more extents than one reply carries") {
+        std::uint64_t length = std::uint64_t{protocol::kMaxDigestExtents} * 4096 + 1;
+        check_digest_refused(4096, length, 4096, "length: 33554433 bytes exceed");
+    }
+    SECTION("more bytes than one request may hash") {
+        check_digest_refused(4096, protocol::kMaxDigestRangeLength + 64 * mib, 64 * mib,
+                             "at most 8192 extents and 134217728 bytes");
+    }
+    SECTION("a range that wraps around") {
+        check_digest_refused(~0ULL - 4095, 8192, 4096,
+                             "offset: 18446744073709547520 + length "
+                             "8192 overflows");
+    }
+    SECTION("the limits themselves are accepted") {
+        auto frame = protocol::encode(protocol::Request(protocol::DigestRequest{
+                                          0, protocol::kMaxDigestRangeLength, 64 * mib}),
+                                      1);
+        REQUIRE(frame);
+        CHECK(protocol::decode_request_frame(*frame));
+        frame = protocol::encode(
+            protocol::Request(protocol::DigestRequest{~0ULL - protocol::kMaxDigestExtents * 4096,
+                                                      protocol::kMaxDigestExtents * 4096, 4096}),
+            1);
+        REQUIRE(frame);
+        CHECK(protocol::decode_request_frame(*frame));
+    }
+}
+
+TEST_CASE("a digest reply with more digests than the limit is refused before they are read") {
+    Bytes frame = frame_of(protocol::DigestReply{Status::ok, "", {1}});
+    // status(2) message(2), then the count.
+    std::size_t count_at = protocol::kFrameHeaderSize + 4;
+    REQUIRE(frame[count_at] == 1);
+    put32(frame, count_at, static_cast<std::uint32_t>(protocol::kMaxDigestExtents + 1));
+    check_reply_refused(frame, "digests count: 8193 exceeds the limit of 8192");
+
+    protocol::DigestReply many;
+    many.digests.assign(protocol::kMaxDigestExtents + 1, 0);
+    auto encoded = protocol::encode(protocol::Reply(many), 1);
+    REQUIRE_FALSE(encoded);
+    CHECK(encoded.error().message() ==
+          "encoding digest_reply: digests has 8193 entries, the limit is 8192");
 }

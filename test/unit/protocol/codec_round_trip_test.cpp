@@ -99,6 +99,8 @@ TEST_CASE("requests round-trip") {
     round_trip_request(protocol::RemoveRequest{"x.set", true, false});
     round_trip_request(protocol::StatusRequest{});
     round_trip_request(protocol::Ping{});
+    round_trip_request(protocol::DigestRequest{4096, 128ULL << 20, 1 << 20});
+    round_trip_request(protocol::DigestRequest{~0ULL - 4096, 4096, 4096});
 }
 
 TEST_CASE("replies round-trip") {
@@ -130,6 +132,8 @@ TEST_CASE("replies round-trip") {
     round_trip_reply(protocol::RemoveReply{protocol::Status::no_exist, "gone"});
     round_trip_reply(protocol::Pong{});
     round_trip_reply(protocol::ErrorReply{protocol::Status::protocol_mismatch, "v9"});
+    round_trip_reply(protocol::DigestReply{protocol::Status::ok, "", {0, 1, ~0ULL}});
+    round_trip_reply(protocol::DigestReply{protocol::Status::invalid_request, "header", {}});
 
     protocol::StatusReply status;
     status.software = "rpmemd";
@@ -171,6 +175,21 @@ TEST_CASE("the per-type limit is exactly the size of the largest message of that
     REQUIRE(frame);
     CHECK(frame->size() - protocol::kFrameHeaderSize ==
           protocol::max_body_length(protocol::MessageType::create));
+
+    protocol::DigestReply digests;
+    digests.message = std::string(protocol::kMaxMessageLength, 'm');
+    digests.digests.assign(protocol::kMaxDigestExtents, 0x0123456789abcdefULL);
+    frame = protocol::encode(protocol::Reply(digests), 1);
+    REQUIRE(frame);
+    CHECK(frame->size() <= protocol::kMaxFrameSize);
+    CHECK(frame->size() - protocol::kFrameHeaderSize ==
+          protocol::max_body_length(protocol::MessageType::digest_reply));
+    round_trip_reply(digests);
+
+    frame = protocol::encode(protocol::Request(protocol::DigestRequest{0, 4096, 4096}), 1);
+    REQUIRE(frame);
+    CHECK(frame->size() - protocol::kFrameHeaderSize ==
+          protocol::max_body_length(protocol::MessageType::digest));
 }
 
 TEST_CASE("reply helpers give status and message of any reply") {

@@ -5,6 +5,7 @@
 // plane (FabricTarget) is exercised by the integration tests against a real rpmemd.
 #include <cerrno>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@
 #include "pool_fixtures.h"
 #include "poolset/parser.h"
 #include "poolset/pool_mapping.h"
+#include "protocol/extent_digest.h"
 #include "rpmemd/daemon_session.h"
 #include "temp_dir.h"
 
@@ -367,4 +369,65 @@ TEST_CASE("a pool without headers gets no protected prefix and keeps zero attrib
     CHECK(
         as<protocol::SetAttrReply>(s->handle(protocol::SetAttrRequest{test::pmemobj_attributes()}))
             .status == Status::not_supported);
+    // Digests cover it from its first byte.
+    auto digests = as<protocol::DigestReply>(s->handle(protocol::DigestRequest{0, 2 << 20, 4096}));
+    REQUIRE(digests.status == Status::ok);
+    CHECK(digests.digests.size() == 512);
+}
+
+TEST_CASE("digests of the open pool: its data only, within the pool, in bounded requests") {
+    Fixture f;
+    auto s = f.session();
+    auto refused = as<protocol::DigestReply>(s->handle(protocol::DigestRequest{4096, 4096, 4096}));
+    CHECK(refused.status == Status::invalid_request);
+    CHECK(refused.message == "this session has no pool open");
+
+    REQUIRE(as<protocol::CreateReply>(s->handle(create_request())).status == Status::ok);
+    const std::uint64_t pool_size = (4u << 20) - 4096; // two 2 MiB parts, one header each
+
+    // A new pool is zero beyond its headers; the last extent is short.
+    auto reply = as<protocol::DigestReply>(
+        s->handle(protocol::DigestRequest{4096, pool_size - 4096, 1 << 20}));
+    REQUIRE(reply.status == Status::ok);
+    REQUIRE(reply.digests.size() == 4);
+    const std::vector<std::byte> zeros(1 << 20);
+    const auto zero_digest = protocol::extent_digests(zeros, 1 << 20).at(0);
+    CHECK(reply.digests[0] == zero_digest);
+    CHECK(reply.digests[2] == zero_digest);
+    CHECK(reply.digests[3] ==
+          protocol::extent_digests(std::span(zeros).first(pool_size - 4096 - (3u << 20)), 1 << 20)
+              .at(0));
+
+    // The data the client wrote is what is hashed: write through a second mapping of the parts
+    // (as the data path's worker does) and the digest of that extent alone changes.
+    {
+        std::fstream part(f.dir / "pool.0", std::ios::in | std::ios::out | std::ios::binary);
+        part.seekp((1 << 20) + 5);
+        part.put('x');
+    }
+    auto changed = as<protocol::DigestReply>(
+        s->handle(protocol::DigestRequest{4096, pool_size - 4096, 1 << 20}));
+    REQUIRE(changed.status == Status::ok);
+    CHECK(changed.digests[0] != reply.digests[0]);
+    CHECK(changed.digests[1] == reply.digests[1]);
+
+    struct Case {
+        protocol::DigestRequest request;
+        std::string message;
+    };
+    auto c = GENERATE_COPY(
+        Case{{0, 8192, 4096},
+             "offset: 0 is inside the pool header (the first 4096 bytes), which replication does "
+             "not write"},
+        Case{{4095, 8192, 4096}, "offset: 4095 is inside the pool header"},
+        Case{{pool_size, 4096, 4096}, "offset: 4190208 is beyond the pool of 4190208 bytes"},
+        Case{{pool_size - 4096, 8192, 4096},
+             "length: [4186112, +8192) ends beyond the pool of 4190208 bytes"},
+        Case{{4096, 4096, 1000}, "extent_size: 1000 is not a power of two from 4096 to 67108864"},
+        Case{{4096, 1ULL << 31, 1 << 20}, "length: 2147483648 bytes exceed"});
+    CAPTURE(c.request.offset, c.request.length, c.request.extent_size);
+    auto bad = as<protocol::DigestReply>(s->handle(c.request));
+    CHECK(bad.status == Status::invalid_request);
+    CHECK_THAT(bad.message, Catch::StartsWith(c.message));
+    CHECK(bad.digests.empty());
 }
