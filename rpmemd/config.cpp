@@ -118,6 +118,9 @@ ConfigSetter set_method(bool persist::MethodPolicy::*field, Parse parse) {
         auto parsed = parse(value);
         if (!parsed)
             return fail(std::move(parsed.error()));
+        // The first persist-* key turns the defaults off: the operator lists what is allowed.
+        if (!config.methods.keys_named)
+            config.methods = persist::MethodPolicy{false, false, false, true};
         config.methods.*field = *parsed;
         return {};
     };
@@ -283,6 +286,11 @@ Result<void> validate(Config& config, CommandLine::Mode mode, const ConfigSource
         return fail(EINVAL, fmt::format("max-sessions-per-client ({}) may not exceed "
                                         "max-sessions ({})",
                                         config.max_sessions_per_client, config.max_sessions));
+    if (config.methods.keys_named && !config.methods.allow_apm && !config.methods.allow_gpspm &&
+        !config.methods.allow_commit)
+        return fail(EINVAL, "the configuration names persist-* keys but sets none of them to yes: "
+                            "no persistence method is allowed (persist-general = yes allows "
+                            "gpspm, which is valid everywhere)");
     if (mode == CommandLine::Mode::serve) {
         for (auto [key, value] :
              {std::pair{"tls-ca", &config.tls_ca}, std::pair{"tls-cert", &config.tls_cert},

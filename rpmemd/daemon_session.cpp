@@ -15,6 +15,7 @@
 #include "poolset/pool_header.h"
 #include "protocol/message_limits.h"
 #include "protocol/version.h"
+#include "rpmemd/client_message.h"
 #include "rpmemd/local_address.h"
 #include "rpmemd/pool_digest.h"
 #include "rpmemd/status_error.h"
@@ -210,7 +211,7 @@ Reply DaemonSession::refusal(protocol::MessageType type, std::string_view pool_s
                  escape_for_log(error.message()));
     // The message quotes client input (the errors quote names bounded already): cut it to
     // what the reply can carry rather than let the reply fail to encode.
-    std::string message = error.message();
+    std::string message = client_message(error.message());
     if (message.size() > protocol::kMaxMessageLength)
         message = escape_for_log(message, protocol::kMaxMessageLength - 32);
     return protocol::failure_reply(type, status, std::move(message));
@@ -295,7 +296,7 @@ Reply DaemonSession::close(const protocol::CloseRequest& request) {
                                      : "the initiator went on without it: outdated");
     if (auto released = release(remove, verdict); !released) {
         Status status = reply_status_for(released.error(), Status::fatal);
-        return protocol::CloseReply{status, released.error().message()};
+        return protocol::CloseReply{status, client_message(released.error().message())};
     }
     return protocol::CloseReply{Status::ok, std::move(note)};
 }
@@ -310,7 +311,7 @@ Reply DaemonSession::set_attr(const protocol::SetAttrRequest& request) {
         Status status = reply_status_for(set.error(), Status::invalid_request);
         spdlog::info("{}: set_attr refused: {}: {}", log_name_, protocol::name_of(status),
                      escape_for_log(set.error().message()));
-        return protocol::SetAttrReply{status, set.error().message()};
+        return protocol::SetAttrReply{status, client_message(set.error().message())};
     }
     return protocol::SetAttrReply{Status::ok, {}};
 }
@@ -325,7 +326,7 @@ Reply DaemonSession::remove(const protocol::RemoveRequest& request) {
         Status status = reply_status_for(removed.error(), Status::pool_config);
         spdlog::info("{}: remove '{}' refused: {}: {}", log_name_, escape_for_log(request.pool_set),
                      protocol::name_of(status), escape_for_log(removed.error().message()));
-        return protocol::RemoveReply{status, removed.error().message()};
+        return protocol::RemoveReply{status, client_message(removed.error().message())};
     }
     return protocol::RemoveReply{Status::ok, {}};
 }
@@ -363,7 +364,7 @@ Reply DaemonSession::digest(const protocol::DigestRequest& request) {
         Status status = reply_status_for(checked.error(), Status::invalid_request);
         spdlog::info("{}: digest of [{}, +{}) refused: {}", log_name_, request.offset,
                      request.length, escape_for_log(checked.error().message()));
-        return protocol::DigestReply{status, checked.error().message(), {}};
+        return protocol::DigestReply{status, client_message(checked.error().message()), {}};
     }
     mapping.will_read(request.offset, request.length);
     auto digests = digest_pool_range({mapping.data(), mapping.size()}, request);

@@ -41,7 +41,8 @@ int openat2_call(int directory, const char* path, std::uint64_t flags, std::uint
 // The error for a failed lookup step, with the status the client deserves.
 Error lookup_error(int error, std::string_view name, const std::string& directory) {
     // The name is the client's: quoted escaped and bounded, in the reply and in the log.
-    std::string what = fmt::format("pool set '{}' in {}", escape_for_log(name), directory);
+    std::string what =
+        fmt::format("pool set '{}' in the pool set directory {}", escape_for_log(name), directory);
     switch (error) {
     case EXDEV:
         return status_error(Status::bad_name,
@@ -230,9 +231,10 @@ Result<PoolSetFile> open_pool_set_file(const std::string& directory, std::string
                                                          : "it is not a regular file")));
     if ((st.st_mode & S_IWOTH) != 0)
         return fail(status_error(Status::no_access,
-                                 fmt::format("pool set file {} is writable by every user; refusing "
-                                             "to use it (chmod o-w)",
-                                             file.path)));
+                                 fmt::format("the target refuses pool set '{}': its file is "
+                                             "writable by every user (on the target: chmod o-w "
+                                             "{})",
+                                             escape_for_log(name), file.path)));
     auto text = read_text(located->file, file.path);
     if (!text)
         return fail(std::move(text.error()));

@@ -46,8 +46,9 @@ int data_path_status(const Result<void>& result, const client::Replica& replica,
     const std::string text = fmt::format(
         "librpmem: {}: {} failed: {} ({}); aborting the process: {}\n", replica.describe(), step,
         error.message(), std::strerror(error.errno_value()), why);
-    // The log, when it is a file; stderr always, in one write, whatever the stdio buffers hold.
-    if (!replica.settings().log_file.empty()) {
+    // The log (the system log by default) unless it is stderr; stderr always, in one write,
+    // whatever the stdio buffers hold: the process is about to end, and this is why.
+    if (client::log_destination() != client::LogDestination::standard_error) {
         client::logger().critical("{}", std::string_view(text).substr(0, text.size() - 1));
         client::logger().flush();
     }

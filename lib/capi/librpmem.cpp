@@ -20,6 +20,7 @@
 
 #include "capi/failure_action.h"
 #include "capi/last_error.h"
+#include "capi/sibling_registry.h"
 #include "client/replica.h"
 #include "client/settings.h"
 
@@ -171,7 +172,8 @@ RPMEMpool* rpmem_create(const char* target, const char* pool_set_name, void* poo
             attributes = to_attributes(*create_attr);
         auto replica = rpmem::client::Replica::create(
             *settings, *parsed, pool_set_name, {static_cast<std::byte*>(pool_addr), pool_size},
-            *nlanes, attributes ? &*attributes : nullptr);
+            *nlanes, attributes ? &*attributes : nullptr,
+            rpmem::capi::siblings_of(pool_addr, pool_size, settings->min_in_sync_replicas));
         if (!replica) {
             report(replica.error());
             return nullptr;
@@ -193,9 +195,10 @@ RPMEMpool* rpmem_open(const char* target, const char* pool_set_name, void* pool_
             return nullptr;
         }
         rpmem::PoolAttributes attributes;
-        auto replica = rpmem::client::Replica::open(*settings, *parsed, pool_set_name,
-                                                    {static_cast<std::byte*>(pool_addr), pool_size},
-                                                    *nlanes, &attributes);
+        auto replica = rpmem::client::Replica::open(
+            *settings, *parsed, pool_set_name, {static_cast<std::byte*>(pool_addr), pool_size},
+            *nlanes, &attributes, true,
+            rpmem::capi::siblings_of(pool_addr, pool_size, settings->min_in_sync_replicas));
         if (!replica) {
             report(replica.error());
             return nullptr;

@@ -72,12 +72,14 @@ Replica::Connection::~Connection() {
 }
 
 Replica::Replica(const Settings& settings, const Target& target, std::string_view pool_set,
-                 std::span<std::byte> pool)
+                 std::span<std::byte> pool, std::shared_ptr<SyncQuorum> siblings)
     : settings_(settings)
     , target_(target)
     , where_(fmt::format("{}:{}", target.host, target.port.value_or(kDefaultPort)))
     , pool_set_(pool_set)
     , pool_(pool)
+    , quorum_member_(siblings ? std::move(siblings)
+                              : std::make_shared<SyncQuorum>(settings.min_in_sync_replicas))
     , dirty_(pool.size()) {}
 
 Replica::~Replica() {
@@ -200,7 +202,10 @@ Result<void> Replica::on_lane(Call call, std::size_t offset, std::size_t length,
                 guard.pending_begin = guard.pending_end = 0;
             return result;
         }
-        if (settings_.on_replica_failure != FailurePolicy::continue_degraded)
+        // Degraded, the application going on with its local pool: always under continue; under
+        // error or abort only while enough sibling replicas stay in sync (min-in-sync-replicas).
+        if (!quorum_member_.leave_sync(settings_.on_replica_failure ==
+                                       FailurePolicy::continue_degraded))
             return sticky(std::move(result));
         // What this lane may not have delivered: this call's range and its pending flushes.
         if (guard.pending_begin != guard.pending_end)
@@ -218,8 +223,8 @@ void Replica::degrade(const char* step, std::size_t offset, std::size_t length, 
     if (was == SyncState::degraded)
         return;
     logger().warn("{}: replica degraded ({} failed: {}); the application goes on with its local "
-                  "pool, the missed extents are recorded and copied once the replica is back",
-                  describe(), step, why.message());
+                  "pool, the missed extents are recorded and copied once the replica is back ({})",
+                  describe(), step, why.message(), quorum_member_.describe());
     const std::lock_guard lock(recovery_mutex_);
     if (!recovery_.joinable() && !stopping_)
         recovery_ = std::thread([this] { recover(); });
@@ -331,9 +336,11 @@ void Replica::recover() {
         if (copy_dirty("resync")) {
             SyncState expected = SyncState::resyncing;
             if (dirty_.empty() && sync_.compare_exchange_strong(expected, SyncState::in_sync,
-                                                                std::memory_order_acq_rel))
-                logger().warn("{}: replica back in sync", describe());
-            else if (expected == SyncState::resyncing)
+                                                                std::memory_order_acq_rel)) {
+                quorum_member_.rejoin_sync();
+                logger().warn("{}: replica back in sync ({})", describe(),
+                              quorum_member_.describe());
+            } else if (expected == SyncState::resyncing)
                 sync_.store(SyncState::degraded); // marked meanwhile by a failure: go round
         }
         lock.lock();
@@ -603,19 +610,24 @@ Result<void> Replica::close() {
     return {};
 }
 
-Result<std::unique_ptr<Replica>> Replica::start(bool create, const Settings& settings,
-                                                const Target& target, std::string_view pool_set,
-                                                std::span<std::byte> pool, unsigned& lanes,
-                                                const PoolAttributes* create_attributes,
-                                                PoolAttributes* open_attributes,
-                                                bool bring_up_to_date) {
+Result<std::unique_ptr<Replica>>
+Replica::start(bool create, const Settings& settings, const Target& target,
+               std::string_view pool_set, std::span<std::byte> pool, unsigned& lanes,
+               const PoolAttributes* create_attributes, PoolAttributes* open_attributes,
+               bool bring_up_to_date, std::shared_ptr<SyncQuorum> siblings) {
     configure_logger(settings);
-    std::unique_ptr<Replica> session(new Replica(settings, target, pool_set, pool));
+    std::unique_ptr<Replica> session(
+        new Replica(settings, target, pool_set, pool, std::move(siblings)));
     if (auto established =
             session->establish(create, lanes, create_attributes, open_attributes, bring_up_to_date);
         !established) {
-        logger().error("{} {} on {}: {}", create ? "creating" : "opening", pool_set,
-                       target.to_string(), established.error().message());
+        // Create of an existing pool and open of a missing one are answers the caller acts on
+        // (PMDK's create-or-open idiom), not failures of the replica.
+        const int cause = established.error().errno_value();
+        const bool expected = create ? cause == EEXIST : cause == ENOENT;
+        logger().log(expected ? spdlog::level::info : spdlog::level::err, "{} {} on {}: {}",
+                     create ? "creating" : "opening", pool_set, target.to_string(),
+                     established.error().message());
         return fail(std::move(established.error()));
     }
     logger().info("{} {} on {}: {} lanes, generation {}", create ? "created" : "opened", pool_set,
@@ -626,16 +638,19 @@ Result<std::unique_ptr<Replica>> Replica::start(bool create, const Settings& set
 Result<std::unique_ptr<Replica>> Replica::create(const Settings& settings, const Target& target,
                                                  std::string_view pool_set,
                                                  std::span<std::byte> pool, unsigned& lanes,
-                                                 const PoolAttributes* attributes) {
-    return start(true, settings, target, pool_set, pool, lanes, attributes, nullptr, true);
+                                                 const PoolAttributes* attributes,
+                                                 std::shared_ptr<SyncQuorum> siblings) {
+    return start(true, settings, target, pool_set, pool, lanes, attributes, nullptr, true,
+                 std::move(siblings));
 }
 
 Result<std::unique_ptr<Replica>> Replica::open(const Settings& settings, const Target& target,
                                                std::string_view pool_set, std::span<std::byte> pool,
                                                unsigned& lanes, PoolAttributes* attributes,
-                                               bool bring_up_to_date) {
+                                               bool bring_up_to_date,
+                                               std::shared_ptr<SyncQuorum> siblings) {
     return start(false, settings, target, pool_set, pool, lanes, nullptr, attributes,
-                 bring_up_to_date);
+                 bring_up_to_date, std::move(siblings));
 }
 
 Result<std::vector<std::uint64_t>> Replica::digests(std::size_t offset, std::size_t length,

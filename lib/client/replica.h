@@ -21,6 +21,7 @@
 #include "client/dirty_extents.h"
 #include "client/extent_locks.h"
 #include "client/settings.h"
+#include "client/sync_quorum.h"
 #include "protocol/replica_state.h"
 
 namespace rpmem::channel {
@@ -68,19 +69,21 @@ public:
     // Creates the pool described by `pool_set` on `target` and connects `*lanes` lanes at most
     // (in: wanted, out: granted). Without attributes (nullptr or all zero) the remote pool has
     // no headers; with them, offsets below 4096 are the header and not writable.
+    // `siblings`: the group of the other replicas of the same local pool (min-in-sync-replicas,
+    // client/sync_quorum.h); null for a replica of its own.
     static Result<std::unique_ptr<Replica>> create(const Settings& settings, const Target& target,
                                                    std::string_view pool_set,
                                                    std::span<std::byte> pool, unsigned& lanes,
-                                                   const PoolAttributes* attributes);
+                                                   const PoolAttributes* attributes,
+                                                   std::shared_ptr<SyncQuorum> siblings = nullptr);
     // Opens the existing pool; `attributes` (when not null) receives the stored ones. A replica
     // rpmemd does not call consistent is brought up to date first (its extents whose digests
     // differ from the local pool's are copied), unless `bring_up_to_date` is false (an
     // inspection, such as rpmemctl verify).
-    static Result<std::unique_ptr<Replica>> open(const Settings& settings, const Target& target,
-                                                 std::string_view pool_set,
-                                                 std::span<std::byte> pool, unsigned& lanes,
-                                                 PoolAttributes* attributes,
-                                                 bool bring_up_to_date = true);
+    static Result<std::unique_ptr<Replica>>
+    open(const Settings& settings, const Target& target, std::string_view pool_set,
+         std::span<std::byte> pool, unsigned& lanes, PoolAttributes* attributes,
+         bool bring_up_to_date = true, std::shared_ptr<SyncQuorum> siblings = nullptr);
 
     ~Replica();
     Replica(const Replica&) = delete;
@@ -149,11 +152,12 @@ private:
     enum class Call { persist, deep_persist, flush, drain };
 
     Replica(const Settings& settings, const Target& target, std::string_view pool_set,
-            std::span<std::byte> pool);
+            std::span<std::byte> pool, std::shared_ptr<SyncQuorum> siblings);
     static Result<std::unique_ptr<Replica>>
     start(bool create, const Settings& settings, const Target& target, std::string_view pool_set,
           std::span<std::byte> pool, unsigned& lanes, const PoolAttributes* create_attributes,
-          PoolAttributes* open_attributes, bool bring_up_to_date);
+          PoolAttributes* open_attributes, bool bring_up_to_date,
+          std::shared_ptr<SyncQuorum> siblings);
     Result<void> establish(bool create, unsigned& lanes, const PoolAttributes* create_attributes,
                            PoolAttributes* open_attributes, bool bring_up_to_date);
     // Consistency on open: marks the extents whose digests differ from the local pool's.
@@ -201,6 +205,7 @@ private:
     std::optional<Error> broken_error_;
 
     std::atomic<SyncState> sync_{SyncState::in_sync};
+    SyncQuorum::Member quorum_member_; // counted out of sync from degraded to back in sync
     DirtyExtents dirty_;
     ExtentLocks extent_locks_;
     std::unique_ptr<Connection> connection_; // null while degraded and disconnected

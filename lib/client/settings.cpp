@@ -140,6 +140,20 @@ const std::map<std::string_view, SettingSetter>& setters() {
                  return fail(EINVAL, fmt::format("expected error, abort or continue, got '{}'", v));
              return {};
          }},
+        {"min-in-sync-replicas",
+         [](std::string_view v, Settings& s) -> Result<void> {
+             if (v == "all") {
+                 s.min_in_sync_replicas = 0;
+                 return {};
+             }
+             auto number = parse_number(v, 1, 4096);
+             if (!number)
+                 return fail(EINVAL, fmt::format("expected all or a whole number from 1 to "
+                                                 "4096, got '{}'",
+                                                 v));
+             s.min_in_sync_replicas = static_cast<unsigned>(*number);
+             return {};
+         }},
         {"spin-us",
          [](std::string_view v, Settings& s) { return set_duration(v, s.spin, 1000000); }},
         {"log-level",
@@ -150,7 +164,7 @@ const std::map<std::string_view, SettingSetter>& setters() {
                  return fail(
                      EINVAL,
                      fmt::format("expected off, error, warn, info, debug or trace, got '{}'", v));
-             s.log_level = v;
+             s.log_level = std::string(v);
              return {};
          }},
         {"log-file",

@@ -44,9 +44,14 @@ struct Settings {
     std::chrono::microseconds spin{50};               // RPMEM_SPIN_US: busy-poll before blocking
 
     FailurePolicy on_replica_failure = FailurePolicy::error; // RPMEM_ON_REPLICA_FAILURE
+    // RPMEM_MIN_IN_SYNC_REPLICAS: how many replicas of one local pool must stay in sync for a
+    // failed one to go degraded without the failure policy (client/sync_quorum.h); 0: "all".
+    unsigned min_in_sync_replicas = 0;
 
-    std::string log_level = "error"; // RPMEM_LOG_LEVEL: off, error, warn, info, debug, trace
-    std::string log_file;            // RPMEM_LOG_FILE: default stderr
+    // Where librpmem's log goes (client/logger.h): the system log at info by default; stderr
+    // when only a level is given; a file when one is named.
+    std::optional<std::string> log_level; // RPMEM_LOG_LEVEL: off, error, warn, info, debug, trace
+    std::string log_file;                 // RPMEM_LOG_FILE
 };
 
 // Looks up one environment variable (std::getenv in production, a map in tests).

@@ -3,12 +3,23 @@
 
 #include <array>
 #include <cerrno>
+#include <string_view>
 
 namespace rpmem::persist {
 
 namespace {
 
 using protocol::PersistMethod;
+
+// Why the policy does not allow `method` (config key `key`).
+std::string not_allowed(std::string_view method, std::string_view key, const MethodPolicy& policy) {
+    if (policy.keys_named)
+        return std::string(method) +
+               " is not enabled: the configuration names persist-* keys, "
+               "and not " +
+               std::string(key) + " = yes";
+    return std::string(method) + " is off by default (" + std::string(key) + " = yes enables it)";
+}
 
 // Why `method` cannot be used here, or an empty string when it can.
 std::string invalid_because(PersistMethod method, const Platform& platform,
@@ -17,7 +28,7 @@ std::string invalid_because(PersistMethod method, const Platform& platform,
     switch (method) {
     case PersistMethod::apm:
         if (!policy.allow_apm)
-            return "apm is not allowed by the configuration (persist-apm)";
+            return not_allowed("apm", "persist-apm", policy);
         if (!pool_is_pmem)
             return "apm needs the pool on persistent memory";
         if (platform.domain == PersistenceDomain::eadr)
@@ -29,7 +40,7 @@ std::string invalid_because(PersistMethod method, const Platform& platform,
         return {};
     case PersistMethod::commit:
         if (!policy.allow_commit)
-            return "commit is not allowed by the configuration (persist-commit)";
+            return not_allowed("commit", "persist-commit", policy);
         if (!provider.offers_rma_pmem)
             return "commit needs a provider offering FI_RMA_PMEM";
         if (!pool_is_pmem)
@@ -37,7 +48,7 @@ std::string invalid_because(PersistMethod method, const Platform& platform,
         return {};
     case PersistMethod::gpspm:
         if (!policy.allow_gpspm)
-            return "gpspm is not allowed by the configuration (persist-general)";
+            return not_allowed("gpspm", "persist-general", policy);
         return {};
     case PersistMethod::any:
         break;
@@ -65,6 +76,8 @@ Result<MethodChoice> choose_method(const Platform& platform, const ProviderTrait
         if (why_not.empty()) {
             std::string reason =
                 std::string(protocol::name_of(method)) + " is the fastest valid method";
+            if (!reasons.empty())
+                reason += " (passed over: " + reasons + ")";
             if (!refused_preference.empty())
                 reason += " (client preference refused: " + refused_preference + ")";
             return MethodChoice{method, std::move(reason)};

@@ -19,16 +19,20 @@ struct ProviderTraits {
 };
 
 // Which methods the operator allows (rpmemd config: persist-apm, persist-general,
-// persist-commit).
+// persist-commit). With none of the keys named, gpspm and commit are allowed; once the config
+// names any of them, only those it sets to yes (keys_named, which the reasons mention).
 struct MethodPolicy {
     bool allow_apm = false;
     bool allow_gpspm = true;
     bool allow_commit = true;
+    bool keys_named = false;
 };
 
 struct MethodChoice {
     protocol::PersistMethod method; // never any
-    std::string reason; // one sentence for the log and the client, e.g. why APM was refused
+    // One sentence for the log and the client: why this method, and why each faster one was
+    // passed over.
+    std::string reason;
 };
 
 // The negotiation rule: the fastest method that is both allowed and valid here, preferring the

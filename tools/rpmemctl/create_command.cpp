@@ -144,6 +144,12 @@ int run_create_command(std::span<const std::string_view> args, std::ostream& out
         auto created = channel::expect<protocol::CreateReply>((*control)->call(request), what);
         if (!created) {
             err << "rpmemctl create: " << created.error().message() << "\n";
+            const Error& error = created.error();
+            if (!options.signature && error.source() == ErrorSource::remote &&
+                error.native_code() == static_cast<int>(protocol::Status::pool_config))
+                err << "rpmemctl create: without --signature the pool gets no headers; if the set "
+                       "has headers, add --signature SIG (PMEMOBJ for a libpmemobj pool), or "
+                       "put OPTION NOHDRS in the set for a pool without them\n";
             return kExitFailure;
         }
         auto closed = channel::expect<protocol::CloseReply>(

@@ -22,7 +22,9 @@ TEST_CASE("rpmemd killed mid-run: the application stops cleanly, acknowledged da
     INFO("on-replica-failure: " << (policy.empty() ? "(not set)" : policy));
     OneRemoteReplica setup("rpmem-compat-crash");
     auto& [root, rpmemd, target_part, set, environment] = setup;
-    environment["RPMEM_LOG_LEVEL"] = "error";
+    // librpmem's log in a file instead of the system log: the reason must reach it too.
+    const fs::path library_log = root / "librpmem.log";
+    environment["RPMEM_LOG_FILE"] = library_log.string();
     if (!policy.empty())
         environment["RPMEM_ON_REPLICA_FAILURE"] = policy;
 
@@ -69,6 +71,12 @@ TEST_CASE("rpmemd killed mid-run: the application stops cleanly, acknowledged da
                         Catch::Contains(rpmemd.target() + " pool set remote.set") &&
                         Catch::Contains("aborting the process"));
     CHECK_THAT(log, !Catch::Contains("Segmentation"));
+    // stderr has that one line of librpmem's; its log has the break and the abort.
+    CHECK_THAT(log, !Catch::Contains("[rpmem.client]"));
+    const std::string library_lines = read_file(library_log);
+    INFO("librpmem's log:\n" << library_lines);
+    CHECK_THAT(library_lines,
+               Catch::Contains("is broken") && Catch::Contains("aborting the process"));
 
     // The target's file alone holds at least every acknowledged transaction.
     auto verified = verify_target_copy(root, target_part, "any", environment);
@@ -81,21 +89,25 @@ TEST_CASE("rpmemd killed mid-run: the application stops cleanly, acknowledged da
 TEST_CASE("rpmemd not running: creating and opening a replicated pool fail, saying why") {
     OneRemoteReplica setup("rpmem-compat-down");
     auto& [root, rpmemd, target_part, set, environment] = setup;
-    environment.erase("RPMEM_LOG_LEVEL"); // the default must tell the reason
+    environment.erase("RPMEM_LOG_LEVEL");
+    const fs::path library_log = root / "librpmem.log";
+    environment["RPMEM_LOG_FILE"] = library_log.string();
 
     auto created = obj_tx({"create", set.string(), "1"}, environment);
     REQUIRE(created.status == 0);
     REQUIRE(rpmemd.stop() == 0);
 
-    // libpmemobj itself only says "remote replica #1 failed"; librpmem's default log line
-    // names the target and the cause. A plain failure, not a crash.
+    // libpmemobj itself only says "remote replica #1 failed"; librpmem's log line names the
+    // target and the cause, and stays off the application's stderr. A plain failure, not a
+    // crash.
     for (const char* command : {"verify", "create"}) {
         if (std::string(command) == "create")
             fs::remove(initiator_part(root));
         auto failed = obj_tx({command, set.string(), "1"}, environment);
         INFO(command << ": " << failed.output());
         CHECK(failed.status == 1);
-        CHECK_THAT(failed.output(),
+        CHECK_THAT(failed.output(), !Catch::Contains("[rpmem.client]"));
+        CHECK_THAT(read_file(library_log),
                    Catch::Contains(rpmemd.target()) && Catch::Contains("Connection refused"));
     }
 }

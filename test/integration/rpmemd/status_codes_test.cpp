@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -20,6 +22,12 @@ using protocol::Status;
 
 namespace {
 
+// Every message the daemon sent in a reply, for the check that none shows a server path.
+std::vector<std::string>& reply_messages() {
+    static std::vector<std::string> messages;
+    return messages;
+}
+
 // The status of a reply to `request`, and the errno channel::expect turns it into.
 template <typename ReplyType>
 std::pair<Status, int> outcome(channel::Client& client, const protocol::Request& request) {
@@ -27,6 +35,7 @@ std::pair<Status, int> outcome(channel::Client& client, const protocol::Request&
     INFO((reply ? std::string() : reply.error().message()));
     REQUIRE(reply);
     Status status = protocol::reply_status(*reply);
+    reply_messages().push_back(protocol::reply_message(*reply));
     auto expected = channel::expect<ReplyType>(std::move(reply), "request");
     int errno_value = expected ? 0 : expected.error().errno_value();
     UNSCOPED_INFO("reply: " << protocol::name_of(status) << ": "
@@ -61,7 +70,22 @@ bool verbs_present() {
 
 } // namespace
 
+// A client learns the pool set, the step and the reason, never where the server keeps things:
+// no '/' that starts a word (an absolute path) and no piece of the test's directories.
+void check_no_server_paths(const std::filesystem::path& server_directory) {
+    INFO(reply_messages().size() << " reply messages");
+    for (const std::string& message : reply_messages()) {
+        INFO("reply message: " << message);
+        CHECK(message.find(server_directory.string()) == std::string::npos);
+        CHECK(message.find(" /") == std::string::npos);
+        CHECK(message.find("'/") == std::string::npos);
+        CHECK_FALSE(message.starts_with("/"));
+    }
+    reply_messages().clear();
+}
+
 TEST_CASE("statuses of the pool store and the session, one daemon") {
+    reply_messages().clear();
     TargetHost host;
     host.write_set("pool.set", "pool", 1);
     host.write_set("bare.set", "bare", 1, "NOHDRS");
@@ -122,6 +146,21 @@ TEST_CASE("statuses of the pool store and the session, one daemon") {
     CHECK(
         outcome<protocol::SetAttrReply>(*client, protocol::SetAttrRequest{pmemobj_attributes()}) ==
         Pair{Status::not_supported, EOPNOTSUPP});
+    REQUIRE(outcome<protocol::CloseReply>(*client, protocol::CloseRequest{}).first == Status::ok);
+    // 9 EXISTS of a part that holds data: a new set file over pool.set's part
+    host.write_set("overlap.set",
+                   "PMEMPOOLSET\nOPTION NOHDRS\n2M " + (host.dir() / "pool.0").string() + "\n");
+    auto overlap = create_request("overlap.set");
+    overlap.attributes = {};
+    CHECK(outcome<protocol::CreateReply>(*client, overlap) == Pair{Status::exists, EEXIST});
+    // 13 POOL_CFG: zero attributes for a set with headers
+    auto zero = create_request("fresh.set");
+    host.write_set("fresh.set", "fresh", 1);
+    zero.attributes = {};
+    CHECK(outcome<protocol::CreateReply>(*client, zero) == Pair{Status::pool_config, EINVAL});
+
+    REQUIRE(reply_messages().size() >= 15);
+    check_no_server_paths(host.dir().path());
 }
 
 TEST_CASE("statuses of the provider choice") {
@@ -172,6 +211,7 @@ TEST_CASE("statuses of the provider choice") {
         request.provider = protocol::ProviderPreference::tcp;
         CHECK(outcome<protocol::CreateReply>(*client, request) ==
               Pair{Status::fatal_connection, ECONNABORTED});
+        check_no_server_paths(host.dir().path());
     }
 }
 

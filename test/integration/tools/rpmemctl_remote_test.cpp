@@ -130,6 +130,14 @@ TEST_CASE("rpmemctl status, create, info and remove against rpmemd") {
     auto exists = rpmemctl(host, {"create", target, "pool.set", "--signature", "X"});
     CHECK(exists.status == 1);
     CHECK_THAT(exists.err, Catch::Contains("already holds data"));
+    // The part is named, the server's directories are not.
+    CHECK_THAT(exists.err, Catch::Contains("'pool.0'") && !Catch::Contains(host.dir().path()));
+    // Without --signature on a set with headers: what to add.
+    host.write_set("fresh.set", "fresh", 1);
+    auto unsigned_create = rpmemctl(host, {"create", target, "fresh.set"});
+    CHECK(unsigned_create.status == 1);
+    CHECK_THAT(unsigned_create.err,
+               Catch::Contains("add --signature SIG") && Catch::Contains("OPTION NOHDRS"));
     auto mismatch = rpmemctl(host, {"create", target, "bare.set", "--signature", "X"});
     CHECK(mismatch.status == 1);
     // The create above closed pool.set once already: the holder's close is the next one.
@@ -158,6 +166,35 @@ TEST_CASE("rpmemctl status, create, info and remove against rpmemd") {
     CHECK(gone.status == 1);
     CHECK_THAT(gone.err, Catch::Contains("pool.set"));
     CHECK(rpmemctl(host, {"remove", target, "bare.set", "--force"}).status == 0);
+}
+
+TEST_CASE("persist-general = yes alone leads to gpspm on tcp, and rpmemd's log says why") {
+    // On "persistent memory" (forced) and tcp, commit is valid and the fastest: the default
+    // picks it; naming only persist-general leaves gpspm alone allowed.
+    apply_environment({{"PMEM_IS_PMEM_FORCE", "1"}});
+    for (const auto& [lines, method] :
+         {std::pair{std::vector<std::string>{}, std::string("commit")},
+          std::pair{std::vector<std::string>{"persist-general = yes"}, std::string("gpspm")}}) {
+        CAPTURE(lines, method);
+        TargetHost host({.config_lines = lines});
+        host.write_set("pool.set", "pool", 1);
+        EnvironmentChanges environment = host.client_environment();
+        environment["RPMEM_PROVIDER"] = "tcp";
+        const std::string target = host.target();
+        auto created =
+            rpmemctl({"create", target, "pool.set", "--signature", "PMEMTEST"}, environment);
+        INFO(created.err);
+        REQUIRE(created.status == 0);
+        auto info = rpmemctl({"info", target, "pool.set", "--json"}, environment);
+        INFO(info.err);
+        REQUIRE(info.status == 0);
+        CHECK_THAT(info.out, Catch::Contains("\"persist_method\":\"" + method + "\""));
+        CHECK(host.wait_for_log("persistence method " + method + ": "));
+        if (method == "gpspm")
+            CHECK(host.wait_for_log("passed over: commit is not enabled: the configuration names "
+                                    "persist-* keys, and not persist-commit = yes"));
+    }
+    apply_environment({{"PMEM_IS_PMEM_FORCE", std::nullopt}});
 }
 
 TEST_CASE("rpmemctl's remote commands: usage errors and missing credentials") {

@@ -111,3 +111,37 @@ TEST_CASE("bad values name the variable, or the file and line") {
     REQUIRE_FALSE(bad_key);
     CHECK_THAT(bad_key.error().message(), Catch::EndsWith(":1: unknown key 'colour'"));
 }
+
+TEST_CASE("the log settings: the system log unless a level or a file is named") {
+    auto defaults = load_settings(environment_of({}));
+    REQUIRE(defaults);
+    CHECK_FALSE(defaults->log_level);
+    CHECK(defaults->log_file.empty());
+
+    auto level = load_settings(environment_of({{"RPMEM_LOG_LEVEL", "warn"}}));
+    REQUIRE(level);
+    CHECK(level->log_level == "warn");
+    auto bad = load_settings(environment_of({{"RPMEM_LOG_LEVEL", "loud"}}));
+    REQUIRE_FALSE(bad);
+    CHECK_THAT(bad.error().message(), Catch::Contains("RPMEM_LOG_LEVEL"));
+}
+
+TEST_CASE("min-in-sync-replicas: all by default, or a number of replicas") {
+    auto defaults = load_settings(environment_of({}));
+    REQUIRE(defaults);
+    CHECK(defaults->min_in_sync_replicas == 0);
+    auto one = load_settings(environment_of({{"RPMEM_MIN_IN_SYNC_REPLICAS", "1"}}));
+    REQUIRE(one);
+    CHECK(one->min_in_sync_replicas == 1);
+    auto all = load_settings(environment_of({{"RPMEM_MIN_IN_SYNC_REPLICAS", "all"}}));
+    REQUIRE(all);
+    CHECK(all->min_in_sync_replicas == 0);
+    for (const char* bad : {"0", "none", "-1", "4097"}) {
+        CAPTURE(bad);
+        auto refused = load_settings(environment_of({{"RPMEM_MIN_IN_SYNC_REPLICAS", bad}}));
+        REQUIRE_FALSE(refused);
+        CHECK_THAT(refused.error().message(),
+                   Catch::Contains("RPMEM_MIN_IN_SYNC_REPLICAS") &&
+                       Catch::Contains("expected all or a whole number from 1 to 4096"));
+    }
+}

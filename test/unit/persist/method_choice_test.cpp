@@ -81,6 +81,22 @@ TEST_CASE("the client's valid preference wins over the default order") {
     CHECK_THAT(choice->reason, Catch::Contains("client asked"));
 }
 
+TEST_CASE("the reason names the faster methods passed over and the key that would allow them") {
+    MethodPolicy general_only{
+        .allow_apm = false, .allow_gpspm = true, .allow_commit = false, .keys_named = true};
+    auto choice = choose_method(Platform{}, kTcp, true, general_only, PersistMethod::any);
+    REQUIRE(choice);
+    CHECK(choice->method == PersistMethod::gpspm);
+    CHECK_THAT(choice->reason, Catch::Contains("passed over") &&
+                                   Catch::Contains("not persist-commit = yes") &&
+                                   Catch::Contains("not persist-apm = yes"));
+
+    auto by_default = choose_method(Platform{}, kSocketsWithoutPmem, true, MethodPolicy{}, {});
+    REQUIRE(by_default);
+    CHECK(by_default->method == PersistMethod::gpspm);
+    CHECK_THAT(by_default->reason, Catch::Contains("apm is off by default (persist-apm = yes"));
+}
+
 TEST_CASE("the policy can forbid methods, and forbidding every valid one is an error") {
     MethodPolicy gpspm_only{.allow_apm = false, .allow_gpspm = true, .allow_commit = false};
     auto choice = choose_method(Platform{}, kTcp, true, gpspm_only, PersistMethod::commit);

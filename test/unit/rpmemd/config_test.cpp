@@ -49,6 +49,47 @@ TEST_CASE("PMDK's config keys keep their meaning") {
     CHECK(config.log_level == LogLevel::info);
 }
 
+TEST_CASE("naming any persist-* key allows only the methods it sets to yes") {
+    SECTION("no key: gpspm and commit, not apm") {
+        Config config;
+        REQUIRE(apply_config_text("poolset-dir = /srv/pools\n", "rpmemd.conf", config));
+        CHECK_FALSE(config.methods.keys_named);
+        CHECK_FALSE(config.methods.allow_apm);
+        CHECK(config.methods.allow_gpspm);
+        CHECK(config.methods.allow_commit);
+    }
+    SECTION("persist-general = yes alone: gpspm only") {
+        Config config;
+        REQUIRE(apply_config_text("persist-general = yes\n", "rpmemd.conf", config));
+        CHECK(config.methods.keys_named);
+        CHECK_FALSE(config.methods.allow_apm);
+        CHECK(config.methods.allow_gpspm);
+        CHECK_FALSE(config.methods.allow_commit);
+    }
+    SECTION("keys add up across files and the command line") {
+        TempDir dir;
+        auto system_file = dir.write("system.conf", std::string(kTls) + "persist-general = yes\n");
+        ConfigSources sources{.home = "/h", .system_file = system_file};
+        auto command_line = parse({"--persist-commit"});
+        REQUIRE(command_line);
+        auto config = load_config(*command_line, sources);
+        REQUIRE(config);
+        CHECK(config->methods.allow_gpspm);
+        CHECK(config->methods.allow_commit);
+        CHECK_FALSE(config->methods.allow_apm);
+    }
+    SECTION("keys that enable nothing are an error") {
+        TempDir dir;
+        auto system_file = dir.write("system.conf", std::string(kTls) + "persist-general = no\n");
+        ConfigSources sources{.home = "/h", .system_file = system_file};
+        auto command_line = parse({});
+        REQUIRE(command_line);
+        auto config = load_config(*command_line, sources);
+        REQUIRE_FALSE(config);
+        CHECK_THAT(config.error().message(), Catch::Contains("sets none of them to yes"));
+    }
+}
+
 TEST_CASE("the keys rpmemd adds: TLS, access, fabric, platform") {
     Config config;
     auto applied = apply_config_text("listen = [::1]:7000\n"
