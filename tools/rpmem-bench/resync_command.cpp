@@ -40,6 +40,7 @@
 #include "rpmemd_process.h"
 #include "sampling.h"
 #include "value_parsers.h"
+#include "work_directory.h"
 
 namespace rpmem::bench {
 
@@ -158,17 +159,6 @@ public:
     explicit ResyncBench(const ResyncOptions& options)
         : options_(options) {}
 
-    // The working directory goes only after a successful run; after a failure its logs
-    // (rpmemd/rpmemd.log, librpmem.log) say why.
-    ~ResyncBench() {
-        replica_.reset();
-        rpmemd_.reset();
-        local_.reset();
-        std::error_code ignored;
-        if (!dir_.empty() && succeeded_)
-            fs::remove_all(dir_, ignored);
-    }
-
     Result<void> run(Report& report, std::vector<ResyncRounds>& results) {
         if (auto started = start(report); !started)
             return started;
@@ -182,7 +172,7 @@ public:
         replica_.reset();
         if (!closed)
             return closed;
-        succeeded_ = true;
+        work_->succeeded();
         return {};
     }
 
@@ -190,10 +180,11 @@ public:
 
 private:
     Result<void> start(Report& report) {
-        std::string pattern = (fs::path(options_.pool_dir) / "rpmem-bench.XXXXXX").string();
-        if (::mkdtemp(pattern.data()) == nullptr)
-            return fail(Error::from_errno(errno, "making a directory in " + options_.pool_dir));
-        dir_ = pattern;
+        auto work = WorkDirectory::make(options_.pool_dir, WorkDirectory::Cleanup::after_success);
+        if (!work)
+            return fail(std::move(work.error()));
+        work_.emplace(std::move(*work));
+        dir_ = work_->path();
 
         // The initiator's pool: a real pool file, mapped as libpmemobj would.
         auto set = poolset::parse(fmt::format("PMEMPOOLSET\n{} {}\n", options_.pool_size,
@@ -347,13 +338,13 @@ private:
     }
 
     const ResyncOptions& options_;
+    std::optional<WorkDirectory> work_; // first: removed after everything in it closed
     fs::path dir_;
     std::optional<poolset::PoolMapping> local_;
     std::span<std::byte> pool_;
     std::unique_ptr<RpmemdProcess> rpmemd_;
     std::unique_ptr<client::Replica> replica_; // after rpmemd_: closes first
     std::uint64_t stamp_ = 0;
-    bool succeeded_ = false;
 };
 
 std::string mib_per_s(double bytes_per_s) {
