@@ -246,21 +246,21 @@ void Replica::retire_connection() {
     connection_.reset();
 }
 
-bool Replica::copy_dirty(const char* why) {
+std::optional<std::uint64_t> Replica::copy_dirty(const char* why) {
     const std::size_t total = dirty_.count();
     logger().info("{}: {}: copying {} missed extents ({} bytes at most) from the local pool",
                   describe(), why, total, total * DirtyExtents::kExtentSize);
     std::size_t position = 0;
-    std::size_t copied = 0;
+    std::uint64_t copied = 0; // bytes sent
     for (;;) {
         {
             const std::lock_guard lock(recovery_mutex_);
             if (stopping_ && sync_.load() != SyncState::in_sync)
-                return false;
+                return std::nullopt;
         }
         auto run = dirty_.take_run(position, kCopyExtents);
         if (!run)
-            return true;
+            return copied;
         position = run->offset + run->length;
         const ExtentLocks::Hold stripes(
             extent_locks_,
@@ -268,7 +268,7 @@ bool Replica::copy_dirty(const char* why) {
         const std::lock_guard lane(guards_[0].mutex);
         if (sync_.load(std::memory_order_acquire) != SyncState::resyncing || !connection_) {
             dirty_.mark(run->offset, run->length);
-            return false;
+            return std::nullopt;
         }
         // The data starts at data_start_: a header page is never dirty, but clip anyway.
         const std::size_t begin = std::max(run->offset, data_start_);
@@ -284,10 +284,10 @@ bool Replica::copy_dirty(const char* why) {
                 if (sync_.exchange(SyncState::degraded) != SyncState::degraded)
                     logger().warn("{}: replica degraded again while copying ({})", describe(),
                                   sent.error().message());
-                return false;
+                return std::nullopt;
             }
+            copied += end - begin;
         }
-        copied += run->length / DirtyExtents::kExtentSize;
     }
 }
 
@@ -328,23 +328,32 @@ void Replica::recover() {
             connection_ = std::move(*reconnected);
             sync_.store(SyncState::resyncing, std::memory_order_release);
         }
+        const auto began = std::chrono::steady_clock::now();
         logger().warn("{}: replica reconnected after {} attempts; resyncing {} missed extents "
                       "while persists replicate again",
                       describe(), attempts, dirty_.count());
         backoff = kFirstBackoff;
         attempts = 0;
-        if (copy_dirty("resync")) {
+        if (auto copied = copy_dirty("resync")) {
             SyncState expected = SyncState::resyncing;
             if (dirty_.empty() && sync_.compare_exchange_strong(expected, SyncState::in_sync,
                                                                 std::memory_order_acq_rel)) {
+                const auto ended = std::chrono::steady_clock::now();
                 quorum_member_.rejoin_sync();
                 logger().warn("{}: replica back in sync ({})", describe(),
                               quorum_member_.describe());
+                const std::lock_guard record(resync_record_mutex_);
+                last_resync_ = {began, ended, *copied, last_resync_.completed + 1};
             } else if (expected == SyncState::resyncing)
                 sync_.store(SyncState::degraded); // marked meanwhile by a failure: go round
         }
         lock.lock();
     }
+}
+
+Replica::ResyncRecord Replica::last_resync() const {
+    const std::lock_guard lock(resync_record_mutex_);
+    return last_resync_;
 }
 
 Result<void> Replica::persist(std::size_t offset, std::size_t length, unsigned lane,

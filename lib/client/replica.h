@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -98,6 +99,16 @@ public:
     // Extents the replica misses now (degraded or resyncing).
     std::size_t dirty_extents() const noexcept { return dirty_.count(); }
     std::uint64_t generation() const noexcept { return generation_; }
+    // The last resync after a reconnect that brought the replica back in sync, for benchmarks:
+    // from the new session's install (resyncing) to in_sync, the bytes it copied, and how many
+    // such resyncs completed so far (0: none yet; the other fields are then empty).
+    struct ResyncRecord {
+        std::chrono::steady_clock::time_point began;
+        std::chrono::steady_clock::time_point ended;
+        std::uint64_t bytes = 0;
+        std::uint64_t completed = 0;
+    };
+    ResyncRecord last_resync() const;
 
     // The data path. Each call checks its lane and range here, once (the initiator's one
     // check: the lanes below trust them), then runs on the lane.
@@ -182,9 +193,9 @@ private:
     // The background thread: reconnect, resync, back in sync; until close.
     void recover();
     void retire_connection();
-    // Copies the dirty extents from the local pool on lane 0; false when the replica failed
-    // again (it is degraded then) or close began.
-    bool copy_dirty(const char* why);
+    // Copies the dirty extents from the local pool on lane 0 and returns the bytes sent;
+    // nothing when the replica failed again (it is degraded then) or close began.
+    std::optional<std::uint64_t> copy_dirty(const char* why);
     void log_usage() const;
 
     Settings settings_;
@@ -216,6 +227,9 @@ private:
     std::condition_variable recovery_wake_;
     bool stopping_ = false; // under recovery_mutex_
     std::thread recovery_;  // started by the first degrade
+
+    mutable std::mutex resync_record_mutex_;
+    ResyncRecord last_resync_; // under resync_record_mutex_
 };
 
 } // namespace rpmem::client

@@ -35,4 +35,9 @@ int run_persist_command(std::span<const std::string_view> args, std::ostream& ou
 int run_pmemobj_command(std::span<const std::string_view> args, std::ostream& out,
                         std::ostream& err);
 
+// `rpmem-bench resync ...` (resync_command.cpp): the online resync of a degraded replica, with
+// a real rpmemd killed and restarted, against the fabric's raw write bandwidth.
+int run_resync_command(std::span<const std::string_view> args, std::ostream& out,
+                       std::ostream& err);
+
 } // namespace rpmem::bench

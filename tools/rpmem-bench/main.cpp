@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // rpmem-bench: performance measurements. A dispatcher over subcommands, each in its own file:
-// `raw` (the fabric limit), `persist` (rpmem's data path) and `pmemobj` (whole transactions).
+// `raw` (the fabric limit), `persist` (rpmem's data path), `pmemobj` (whole transactions) and
+// `resync` (a degraded replica catching up).
 #include <array>
 #include <iostream>
 #include <string_view>
@@ -19,6 +20,8 @@ constexpr std::array kCommands{
             &rpmem::bench::run_raw_command},
     Command{"persist", "rpmem's replicated persists against the raw round trip, same run",
             &rpmem::bench::run_persist_command},
+    Command{"resync", "a degraded replica's online resync against the raw write bandwidth",
+            &rpmem::bench::run_resync_command},
 #ifdef RPMEM_BENCH_PMEMOBJ
     Command{"pmemobj", "libpmemobj transactions on a replicated pool against the fabric's floor",
             &rpmem::bench::run_pmemobj_command},

@@ -39,6 +39,7 @@
 #include "rpmemd/fabric_target.h"
 #include "sampling.h"
 #include "value_parsers.h"
+#include "work_directory.h"
 
 namespace rpmem::bench {
 
@@ -121,10 +122,11 @@ public:
         pool_size_ = std::max<std::size_t>(64 << 20, 4096 + 16 * max_size);
         pool_size_ = (pool_size_ + (2 << 20) - 1) / (2 << 20) * (2 << 20);
 
-        std::string pattern = (fs::path(options_.pool_dir) / "rpmem-bench.XXXXXX").string();
-        if (::mkdtemp(pattern.data()) == nullptr)
-            return fail(Error::from_errno(errno, "making a directory in " + options_.pool_dir));
-        dir_ = pattern;
+        auto work = WorkDirectory::make(options_.pool_dir, WorkDirectory::Cleanup::always);
+        if (!work)
+            return fail(std::move(work.error()));
+        work_.emplace(std::move(*work));
+        dir_ = work_->path();
         auto set = poolset::parse(
             fmt::format("PMEMPOOLSET\n{} {}\n", pool_size_, (dir_ / "pool.part0").string()),
             "rpmem-bench.set");
@@ -163,13 +165,6 @@ public:
         if (std::memcmp(mapping_->data() + 4096, local_.get() + 4096, 16 * max_size) != 0)
             return fail(EIO, "the target's pool does not hold the persisted bytes");
         return {};
-    }
-
-    ~PersistBench() {
-        mapping_.reset();
-        std::error_code ignored;
-        if (!dir_.empty())
-            fs::remove_all(dir_, ignored);
     }
 
 private:
@@ -219,6 +214,7 @@ private:
 
     const PersistOptions& options_;
     std::vector<int> cpus_;
+    std::optional<WorkDirectory> work_; // first: removed after everything in it closed
     fs::path dir_;
     std::size_t pool_size_ = 0;
     std::optional<poolset::PoolMapping> mapping_;

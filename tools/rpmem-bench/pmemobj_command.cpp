@@ -32,6 +32,7 @@
 #include "rpmemd_process.h"
 #include "sampling.h"
 #include "value_parsers.h"
+#include "work_directory.h"
 
 namespace rpmem::bench {
 
@@ -198,20 +199,12 @@ public:
     explicit PmemobjBench(const PmemobjOptions& options)
         : options_(options) {}
 
-    // The working directory goes only after a successful run; after a failure its logs
-    // (rpmemd.log, librpmem.log) say why.
-    ~PmemobjBench() {
-        rpmemd_.reset();
-        std::error_code ignored;
-        if (!dir_.empty() && succeeded_)
-            fs::remove_all(dir_, ignored);
-    }
-
     Result<void> run(Report& report) {
-        std::string pattern = (fs::path(options_.pool_dir) / "rpmem-bench.XXXXXX").string();
-        if (::mkdtemp(pattern.data()) == nullptr)
-            return fail(Error::from_errno(errno, "making a directory in " + options_.pool_dir));
-        dir_ = pattern;
+        auto work = WorkDirectory::make(options_.pool_dir, WorkDirectory::Cleanup::after_success);
+        if (!work)
+            return fail(std::move(work.error()));
+        work_.emplace(std::move(*work));
+        dir_ = work_->path();
 
         // The local baseline: the same workload, no replica.
         const fs::path local_set = dir_ / "local.set";
@@ -296,7 +289,7 @@ public:
             fmt::format("{:.2f} ({} round trips over {} transactions, librpmem's count)",
                         persists_per_transaction_, busy->round_trips() - idle->round_trips(),
                         transactions));
-        succeeded_ = true;
+        work_->succeeded();
         return {};
     }
 
@@ -305,10 +298,10 @@ public:
 
 private:
     const PmemobjOptions& options_;
+    std::optional<WorkDirectory> work_; // first: removed after everything in it closed
     fs::path dir_;
     std::unique_ptr<RpmemdProcess> rpmemd_;
     double persists_per_transaction_ = 0;
-    bool succeeded_ = false;
 };
 
 void add_ratios(Report& report, double persists_per_transaction) {

@@ -37,6 +37,9 @@ Result<void> measure_raw_baseline(const std::string& provider,
                 [&](std::size_t) { return (*client)->run_once(operation, 0, size); });
             if (!row)
                 return fail(std::move(row.error()));
+            // A batch moves kBatchWrites writes of `size` per iteration.
+            row->mb_per_s =
+                row->ops_per_s * static_cast<double>(payload_bytes(operation, size)) / 1e6;
             report.rows.push_back(std::move(*row));
         }
     }

@@ -51,6 +51,9 @@ RpmemdProcess::start(const fs::path& rpmemd, const fs::path& directory,
     auto credentials = channel::write_credentials(directory / "tls", options);
     if (!credentials)
         return fail(std::move(credentials.error()));
+    process->binary_ = rpmemd;
+    process->directory_ = directory;
+    process->config_lines_ = config_lines;
     process->credentials_ = *credentials;
     process->poolset_dir_ = directory / "pools";
     process->log_file_ = directory / "rpmemd.log";
@@ -58,51 +61,77 @@ RpmemdProcess::start(const fs::path& rpmemd, const fs::path& directory,
     fs::create_directories(process->poolset_dir_, error);
     if (error)
         return fail(Error::from_errno(error.value(), "creating " + process->poolset_dir_.string()));
+    if (auto spawned = process->spawn(0); !spawned)
+        return fail(std::move(spawned.error()));
+    return process;
+}
 
-    const fs::path port_file = directory / "rpmemd.port";
-    const fs::path config = directory / "rpmemd.conf";
+Result<void> RpmemdProcess::spawn(std::uint16_t port) {
+    const fs::path port_file = directory_ / "rpmemd.port";
+    const fs::path config = directory_ / "rpmemd.conf";
+    std::error_code ignored;
+    fs::remove(port_file, ignored); // the new daemon's line, not the old one's
     {
         std::ofstream out(config);
-        out << "poolset-dir = " << process->poolset_dir_.string() << "\n"
-            << "listen = 127.0.0.1:0\n"
+        out << "poolset-dir = " << poolset_dir_.string() << "\n"
+            << "listen = 127.0.0.1:" << port << "\n"
             << "port-file = " << port_file.string() << "\n"
-            << "tls-ca = " << credentials->ca_certificate.string() << "\n"
-            << "tls-cert = " << credentials->server_certificate.string() << "\n"
-            << "tls-key = " << credentials->server_key.string() << "\n"
-            << "log-file = " << process->log_file_.string() << "\n"
+            << "tls-ca = " << credentials_.ca_certificate.string() << "\n"
+            << "tls-cert = " << credentials_.server_certificate.string() << "\n"
+            << "tls-key = " << credentials_.server_key.string() << "\n"
+            << "log-file = " << log_file_.string() << "\n"
             << "log-level = info\n";
-        for (const std::string& line : config_lines)
+        for (const std::string& line : config_lines_)
             out << line << "\n";
         if (!out)
             return fail(EIO, "writing " + config.string());
     }
 
-    const std::string binary = rpmemd.string();
+    const std::string binary = binary_.string();
     const std::string config_text = config.string();
     std::vector<char*> argv{const_cast<char*>(binary.c_str()), const_cast<char*>("--config"),
                             const_cast<char*>(config_text.c_str()), nullptr};
-    if (int spawned =
-            ::posix_spawnp(&process->pid_, binary.c_str(), nullptr, nullptr, argv.data(), environ);
+    if (int spawned = ::posix_spawnp(&pid_, binary.c_str(), nullptr, nullptr, argv.data(), environ);
         spawned != 0) {
-        process->pid_ = -1;
+        pid_ = -1;
         return fail(Error::from_errno(spawned, "starting " + binary));
     }
-    auto port = wait_for_port(port_file, process->pid_, process->log_file_);
-    if (!port) {
-        if (port.error().errno_value() == ECHILD)
-            process->pid_ = -1; // already reaped
-        return fail(std::move(port.error()));
+    auto listening = wait_for_port(port_file, pid_, log_file_);
+    if (!listening) {
+        if (listening.error().errno_value() == ECHILD)
+            pid_ = -1; // already reaped
+        return fail(std::move(listening.error()));
     }
-    process->port_ = *port;
-    return process;
+    if (port != 0 && *listening != port)
+        return fail(EADDRINUSE,
+                    fmt::format("rpmemd listens on {}, not on {} as configured", *listening, port));
+    port_ = *listening;
+    return {};
+}
+
+void RpmemdProcess::kill(int signal) {
+    if (signal == SIGKILL)
+        stop(SIGKILL);
+    else if (pid_ > 0)
+        ::kill(pid_, signal);
+}
+
+Result<void> RpmemdProcess::restart() {
+    stop(SIGTERM);
+    return spawn(port_);
+}
+
+void RpmemdProcess::stop(int signal) noexcept {
+    if (pid_ <= 0)
+        return;
+    ::kill(pid_, signal);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
 }
 
 RpmemdProcess::~RpmemdProcess() {
-    if (pid_ <= 0)
-        return;
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
+    stop(SIGTERM);
 }
 
 fs::path sibling_in_build_tree(const fs::path& relative, const fs::path& name) {

@@ -16,8 +16,8 @@ namespace rpmem::bench {
 
 // A private rpmemd for a benchmark, as an administrator would run it: credentials made for it,
 // a pool set directory and a config file in `directory`, the daemon a child process listening
-// on 127.0.0.1 at a free port (read back from its port file). Stopped with SIGTERM when the
-// object goes.
+// on 127.0.0.1 at a free port (read back from its port file). kill() and restart() play a
+// daemon's crash and its return on the same port. Stopped with SIGTERM when the object goes.
 class RpmemdProcess {
 public:
     // `rpmemd` is the binary (a bare name is looked up in PATH); `config_lines` are extra
@@ -29,6 +29,12 @@ public:
     RpmemdProcess(const RpmemdProcess&) = delete;
     RpmemdProcess& operator=(const RpmemdProcess&) = delete;
 
+    // Sends `signal` and, for SIGKILL, reaps the daemon (its workers end with it).
+    void kill(int signal);
+    // Starts the daemon again with the same config, directory and port (a running one gets
+    // SIGTERM first); returns once it listens.
+    Result<void> restart();
+
     std::uint16_t port() const noexcept { return port_; }
     const std::filesystem::path& poolset_dir() const noexcept { return poolset_dir_; }
     const std::filesystem::path& log_file() const noexcept { return log_file_; }
@@ -36,7 +42,14 @@ public:
 
 private:
     RpmemdProcess() = default;
+    // Writes the config with `listen = 127.0.0.1:PORT` (0: any free port), spawns the daemon
+    // and reads its port back.
+    Result<void> spawn(std::uint16_t port);
+    void stop(int signal) noexcept;
 
+    std::filesystem::path binary_;
+    std::filesystem::path directory_;
+    std::vector<std::string> config_lines_;
     pid_t pid_ = -1;
     std::uint16_t port_ = 0;
     std::filesystem::path poolset_dir_;

@@ -8,6 +8,25 @@
 
 namespace rpmem::bench {
 
+namespace {
+
+// A positive, finite decimal number, the whole of `text`.
+std::optional<double> parse_positive_decimal(std::string_view text) {
+    if (text.empty())
+        return std::nullopt;
+    try {
+        std::size_t used = 0;
+        const double value = std::stod(std::string(text), &used);
+        if (used != text.size() || !std::isfinite(value) || value <= 0)
+            return std::nullopt;
+        return value;
+    } catch (...) {
+        return std::nullopt;
+    }
+}
+
+} // namespace
+
 std::optional<std::size_t> parse_size(std::string_view text) {
     std::size_t value = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -68,17 +87,20 @@ std::optional<std::vector<std::size_t>> parse_count_list(std::string_view text) 
 }
 
 std::optional<double> parse_seconds(std::string_view text) {
-    if (text.empty())
-        return std::nullopt;
-    try {
-        std::size_t used = 0;
-        const double seconds = std::stod(std::string(text), &used);
-        if (used != text.size() || !std::isfinite(seconds) || seconds <= 0)
+    return parse_positive_decimal(text);
+}
+
+std::optional<std::vector<double>> parse_fraction_list(std::string_view text) {
+    std::vector<double> fractions;
+    for (const std::string_view item : split_list(text)) {
+        const auto fraction = parse_positive_decimal(item);
+        if (!fraction || *fraction > 1)
             return std::nullopt;
-        return seconds;
-    } catch (...) {
-        return std::nullopt;
+        fractions.push_back(*fraction);
     }
+    if (fractions.empty())
+        return std::nullopt;
+    return fractions;
 }
 
 } // namespace rpmem::bench

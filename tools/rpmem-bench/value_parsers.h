@@ -24,4 +24,7 @@ std::vector<std::string_view> split_list(std::string_view text);
 // Seconds as a decimal number ("0.5", "3").
 std::optional<double> parse_seconds(std::string_view text);
 
+// A comma-separated list of fractions in (0, 1] ("0.01,0.1,1").
+std::optional<std::vector<double>> parse_fraction_list(std::string_view text);
+
 } // namespace rpmem::bench

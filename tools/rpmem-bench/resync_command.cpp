@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// `rpmem-bench resync`: what an online resync costs. A pool is replicated by a real rpmemd on
+// loopback through the client's Replica with on-replica-failure = continue. Each round kills
+// rpmemd with SIGKILL, persists a chosen fraction of the pool (4 KiB extents in a random
+// order, spread over the pool) while the replica is degraded, so that only the dirty map
+// records them, restarts rpmemd on the same port, and lets the replica's recovery thread
+// reconnect and copy the missed extents. The figure is the resync alone: from the new
+// session's install (state resyncing) to in_sync, as Replica::last_resync() records it; the
+// reconnect and its backoff are reported apart. The mark is the fabric's raw write bandwidth
+// (raw's target and client, batches of RMA writes), measured in the same run.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <unistd.h>
+
+#include "client/extent_digest.h"
+#include "client/replica.h"
+#include "command.h"
+#include "cpu_affinity.h"
+#include "option_scan.h"
+#include "poolset/parser.h"
+#include "poolset/pool_mapping.h"
+#include "raw_baseline.h"
+#include "result_report.h"
+#include "rpmemd_process.h"
+#include "sampling.h"
+#include "value_parsers.h"
+#include "work_directory.h"
+
+namespace rpmem::bench {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kExtent = client::DirtyExtents::kExtentSize;
+// Raw write sizes: the resync's largest copy (16 extents in one message) and 1 MiB.
+constexpr std::size_t kRawSizes[] = {16 * kExtent, 1 << 20};
+// How long the benchmark waits for rpmemd to go, for the replica to degrade and to resync.
+constexpr auto kPatience = std::chrono::seconds(120);
+
+struct ResyncOptions {
+    std::string provider = "tcp";
+    std::size_t pool_size = 256 << 20;
+    std::vector<double> dirty{0.01, 0.1, 1.0};
+    std::size_t repeat = 3;
+    std::string pool_dir = "/dev/shm";
+    fs::path rpmemd;
+    OutputOptions output;
+};
+
+constexpr std::string_view kUsage =
+    R"(usage: rpmem-bench resync [OPTIONS]
+
+The online resync of a degraded replica (on-replica-failure = continue) against the raw
+write bandwidth of the fabric, both measured in this run on loopback. A real rpmemd serves
+the pool; each round kills it with SIGKILL, persists the chosen fraction of the pool while
+the replica is degraded (4 KiB extents in random order, spread over the pool: only the dirty
+map records them), restarts rpmemd on the same port and waits until the replica's recovery
+thread has reconnected and copied the missed extents. The resync time runs from the new
+session's install (state resyncing) to in_sync; the reconnect (backoff, TLS, open, lanes)
+is reported apart. After each round the target's copy must equal the local pool (digests).
+
+Rows: raw-batch at 64K and 1M (16 RMA writes + one 8-byte read; MB/s counts all 16), then
+resync-FRACTION per fraction (size: bytes dirty per round, one sample per round). The
+context gives each resync's throughput (bytes / p50 time) in MiB/s and as a ratio to the raw
+write bandwidths (bytes / p50 time of a batch).
+
+  --provider NAME      tcp (default) or sockets
+  --pool-size SIZE     pool size (default 256M; at least 2M, a multiple of 4K)
+  --dirty LIST         fractions of the pool written while degraded (default 0.01,0.1,1)
+  --repeat N           rounds per fraction (default 3)
+  --pool-dir DIR       where the pool files go, both sides (default /dev/shm)
+  --rpmemd PATH        the daemon (default: this build tree's, else rpmemd from PATH)
+  --format FORMAT      json (default) or csv
+  --output FILE        write the results there instead of standard output
+
+Run with PMEM_IS_PMEM_FORCE=1 unless the pool directory is persistent memory.
+)";
+
+ScanResult parse_options(std::span<const std::string_view> args, std::ostream& err,
+                         ResyncOptions& options) {
+    return scan_options(args, "rpmem-bench resync", err,
+                        [&](std::string_view key, std::string_view value) {
+                            if (auto output = apply_output_option(key, value, options.output))
+                                return *output;
+                            bool ok = true;
+                            if (key == "--provider") {
+                                options.provider = std::string(value);
+                            } else if (key == "--pool-size") {
+                                auto size = parse_size(value);
+                                ok = size && *size >= (2 << 20) && *size % kExtent == 0;
+                                if (ok)
+                                    options.pool_size = *size;
+                            } else if (key == "--dirty") {
+                                auto fractions = parse_fraction_list(value);
+                                ok = fractions.has_value();
+                                if (fractions)
+                                    options.dirty = *fractions;
+                            } else if (key == "--repeat") {
+                                auto counts = parse_count_list(value);
+                                ok = counts && counts->size() == 1;
+                                if (ok)
+                                    options.repeat = counts->front();
+                            } else if (key == "--pool-dir") {
+                                options.pool_dir = std::string(value);
+                            } else if (key == "--rpmemd") {
+                                options.rpmemd = std::string(value);
+                            } else {
+                                return OptionResult::unknown;
+                            }
+                            return ok ? OptionResult::applied : OptionResult::bad_value;
+                        });
+}
+
+// Waits until `done()` holds, polling every millisecond; false after kPatience.
+template <typename Condition>
+bool wait_until(Condition done) {
+    const auto deadline = Clock::now() + kPatience;
+    while (!done()) {
+        if (Clock::now() >= deadline)
+            return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
+}
+
+double seconds_between(Clock::time_point from, Clock::time_point to) {
+    return std::chrono::duration<double>(to - from).count();
+}
+
+// One fraction's rounds.
+struct ResyncRounds {
+    double fraction = 0;
+    std::size_t dirty_bytes = 0;
+    std::vector<std::uint64_t> resync_ns;
+    std::uint64_t copied_bytes = 0; // over all rounds
+    double reconnect_seconds = 0;   // over all rounds
+};
+
+class ResyncBench {
+public:
+    explicit ResyncBench(const ResyncOptions& options)
+        : options_(options) {}
+
+    Result<void> run(Report& report, std::vector<ResyncRounds>& results) {
+        if (auto started = start(report); !started)
+            return started;
+        for (const double fraction : options_.dirty) {
+            auto rounds = measure(fraction);
+            if (!rounds)
+                return fail(std::move(rounds.error()));
+            results.push_back(std::move(*rounds));
+        }
+        auto closed = replica_->close();
+        replica_.reset();
+        if (!closed)
+            return closed;
+        work_->succeeded();
+        return {};
+    }
+
+    const fs::path& directory() const noexcept { return dir_; }
+
+private:
+    Result<void> start(Report& report) {
+        auto work = WorkDirectory::make(options_.pool_dir, WorkDirectory::Cleanup::after_success);
+        if (!work)
+            return fail(std::move(work.error()));
+        work_.emplace(std::move(*work));
+        dir_ = work_->path();
+
+        // The initiator's pool: a real pool file, mapped as libpmemobj would.
+        auto set = poolset::parse(fmt::format("PMEMPOOLSET\n{} {}\n", options_.pool_size,
+                                              (dir_ / "local.part0").string()),
+                                  "local.set");
+        if (!set)
+            return fail(std::move(set.error()));
+        auto mapping = poolset::PoolMapping::create(*set);
+        if (!mapping)
+            return fail(std::move(mapping.error()));
+        local_.emplace(std::move(*mapping));
+        pool_ = {reinterpret_cast<std::byte*>(local_->data()), local_->size()};
+
+        auto rpmemd = RpmemdProcess::start(options_.rpmemd, dir_ / "rpmemd", {});
+        if (!rpmemd)
+            return fail(std::move(rpmemd.error()));
+        rpmemd_ = std::move(*rpmemd);
+        report.context.emplace_back("rpmemd", fmt::format("{} on 127.0.0.1:{}, log {}",
+                                                          options_.rpmemd.string(), rpmemd_->port(),
+                                                          rpmemd_->log_file().string()));
+        {
+            std::ofstream out(rpmemd_->poolset_dir() / "resync.set");
+            out << fmt::format("PMEMPOOLSET\nOPTION NOHDRS\n{} {}\n", pool_.size(),
+                               (dir_ / "target.part0").string());
+            if (!out)
+                return fail(EIO, "writing the target's pool set");
+        }
+
+        client::Settings settings;
+        const channel::CredentialFiles& tls = rpmemd_->credentials();
+        settings.tls_ca = tls.ca_certificate.string();
+        settings.tls_cert = tls.client_certificate.string();
+        settings.tls_key = tls.client_key.string();
+        settings.provider = options_.provider;
+        settings.enable_sockets = options_.provider == "sockets";
+        settings.on_replica_failure = client::FailurePolicy::continue_degraded;
+        settings.log_level = "info";
+        settings.log_file = (dir_ / "librpmem.log").string();
+        const Target target{.user = "", .host = "127.0.0.1", .port = rpmemd_->port()};
+        unsigned lanes = 1;
+        auto replica =
+            client::Replica::create(settings, target, "resync.set", pool_, lanes, nullptr);
+        if (!replica)
+            return fail(std::move(replica.error()));
+        replica_ = std::move(*replica);
+        report.context.emplace_back(
+            "pool", fmt::format("{} MiB, local {} ({}), target {}", pool_.size() >> 20,
+                                (dir_ / "local.part0").string(),
+                                local_->is_pmem() ? "persistent memory" : "not persistent memory",
+                                (dir_ / "target.part0").string()));
+        return {};
+    }
+
+    Result<ResyncRounds> measure(double fraction) {
+        const std::size_t extents = pool_.size() / kExtent;
+        const auto wanted = static_cast<std::size_t>(std::llround(fraction * extents));
+        const std::size_t count = std::clamp<std::size_t>(wanted, 1, extents);
+        ResyncRounds rounds;
+        rounds.fraction = fraction;
+        rounds.dirty_bytes = count * kExtent;
+
+        std::vector<std::size_t> order(extents);
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        std::mt19937_64 random(0x5e5c + count);
+        for (std::size_t round = 0; round < options_.repeat; ++round) {
+            // A fresh random choice each round, in random order.
+            std::shuffle(order.begin(), order.end(), random);
+            const std::span<const std::size_t> chosen(order.data(), count);
+            auto measured = measure_round(chosen, ++stamp_, rounds);
+            if (!measured)
+                return fail(std::move(measured.error().add_context(
+                    fmt::format("resync of {} (round {})", fraction, round + 1))));
+        }
+        return rounds;
+    }
+
+    Result<void> measure_round(std::span<const std::size_t> chosen, std::uint64_t stamp,
+                               ResyncRounds& rounds) {
+        for (const std::size_t extent : chosen)
+            fill_extent(extent, stamp);
+        const std::uint64_t resyncs_before = replica_->last_resync().completed;
+
+        // The crash: rpmemd and its worker die; the next persist fails and, under continue,
+        // degrades the replica (returning 0). Until then the persists still reach the target.
+        rpmemd_->kill(SIGKILL);
+        const std::size_t probe = chosen.front() * kExtent;
+        std::optional<Error> probe_failure;
+        if (!wait_until([&] {
+                auto persisted = replica_->persist(probe, kExtent, 0, client::PersistMode::strict);
+                if (!persisted)
+                    probe_failure = std::move(persisted.error());
+                return probe_failure || replica_->sync_state() != client::SyncState::in_sync;
+            }))
+            return fail(ETIMEDOUT, "the replica did not degrade after rpmemd was killed");
+        if (probe_failure)
+            return fail(std::move(*probe_failure));
+        // While degraded a persist only marks its extents.
+        for (const std::size_t extent : chosen) {
+            if (auto persisted =
+                    replica_->persist(extent * kExtent, kExtent, 0, client::PersistMode::strict);
+                !persisted)
+                return persisted;
+        }
+        if (replica_->sync_state() != client::SyncState::degraded ||
+            replica_->dirty_extents() != chosen.size())
+            return fail(EIO, fmt::format("the replica records {} missed extents of the {} written "
+                                         "while degraded",
+                                         replica_->dirty_extents(), chosen.size()));
+
+        if (auto restarted = rpmemd_->restart(); !restarted)
+            return restarted;
+        const Clock::time_point listening = Clock::now();
+        if (!wait_until([&] { return replica_->last_resync().completed > resyncs_before; }))
+            return fail(ETIMEDOUT, "the replica did not come back in sync");
+        const client::Replica::ResyncRecord resync = replica_->last_resync();
+        rounds.resync_ns.push_back(static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(resync.ended - resync.began)
+                .count()));
+        rounds.copied_bytes += resync.bytes;
+        rounds.reconnect_seconds += seconds_between(listening, resync.began);
+        if (resync.bytes != chosen.size() * kExtent)
+            return fail(EIO, fmt::format("the resync copied {} bytes, {} were missed", resync.bytes,
+                                         chosen.size() * kExtent));
+        return check_equal();
+    }
+
+    // Every 8-byte word of the extent: its offset and the round's stamp.
+    void fill_extent(std::size_t extent, std::uint64_t stamp) {
+        for (std::size_t offset = extent * kExtent; offset < (extent + 1) * kExtent; offset += 8) {
+            const std::uint64_t word = (stamp << 40) ^ offset;
+            std::memcpy(pool_.data() + offset, &word, sizeof word);
+        }
+    }
+
+    // The target's copy equals the local pool, by the digests rpmemd computes of its own data.
+    Result<void> check_equal() {
+        constexpr std::size_t kDigestExtent = 1 << 20;
+        auto remote = replica_->digests(0, pool_.size(), kDigestExtent);
+        if (!remote)
+            return fail(std::move(remote.error()));
+        auto local = client::local_digests(pool_, 0, pool_.size(), kDigestExtent);
+        if (!local)
+            return fail(std::move(local.error()));
+        const auto differing =
+            client::differing_ranges(*local, *remote, {0, pool_.size()}, kDigestExtent);
+        if (!differing.empty())
+            return fail(EIO, fmt::format("after the resync the target's copy differs from the "
+                                         "local pool in {} ranges, the first at {}",
+                                         differing.size(), differing.front().offset));
+        return {};
+    }
+
+    const ResyncOptions& options_;
+    std::optional<WorkDirectory> work_; // first: removed after everything in it closed
+    fs::path dir_;
+    std::optional<poolset::PoolMapping> local_;
+    std::span<std::byte> pool_;
+    std::unique_ptr<RpmemdProcess> rpmemd_;
+    std::unique_ptr<client::Replica> replica_; // after rpmemd_: closes first
+    std::uint64_t stamp_ = 0;
+};
+
+std::string mib_per_s(double bytes_per_s) {
+    return fmt::format("{:.0f} MiB/s", bytes_per_s / (1 << 20));
+}
+
+// One row per fraction, and its throughput against each raw write bandwidth in the context.
+void add_results(Report& report, const std::vector<ResyncRounds>& results) {
+    for (const ResyncRounds& rounds : results) {
+        ResultRow row;
+        row.operation = fmt::format("resync-{}", rounds.fraction);
+        row.size = rounds.dirty_bytes;
+        row.lanes = 1;
+        row.wait = "librpmem default";
+        std::vector<std::uint64_t> samples = rounds.resync_ns;
+        const double total =
+            static_cast<double>(std::accumulate(samples.begin(), samples.end(), std::uint64_t{0})) /
+            1e9;
+        row.summarise(samples, total, rounds.dirty_bytes);
+        report.rows.push_back(row);
+
+        const double resync_bytes_per_s =
+            static_cast<double>(rounds.dirty_bytes) / (row.latency.p50_us / 1e6);
+        std::string ratios;
+        for (const std::size_t size : kRawSizes) {
+            const double raw_us = p50_of(report, "raw-batch", size);
+            if (raw_us <= 0)
+                continue;
+            const double raw_bytes_per_s =
+                static_cast<double>(payload_bytes(RawOperation::batch, size)) / (raw_us / 1e6);
+            ratios +=
+                fmt::format(", {:.2f}x raw write {} KiB ({})", resync_bytes_per_s / raw_bytes_per_s,
+                            size >> 10, mib_per_s(raw_bytes_per_s));
+        }
+        report.context.emplace_back(fmt::format("p50 {}", row.operation),
+                                    fmt::format("{:.2f} MiB in {:.1f} ms = {}{}",
+                                                static_cast<double>(rounds.dirty_bytes) / (1 << 20),
+                                                row.latency.p50_us / 1e3,
+                                                mib_per_s(resync_bytes_per_s), ratios));
+        report.context.emplace_back(
+            fmt::format("reconnect {}", row.operation),
+            fmt::format("{:.0f} ms mean from rpmemd listening again to resyncing (backoff, TLS, "
+                        "open, lanes), not in the figure",
+                        rounds.reconnect_seconds * 1e3 /
+                            static_cast<double>(rounds.resync_ns.size())));
+    }
+}
+
+} // namespace
+
+int run_resync_command(std::span<const std::string_view> args, std::ostream& out,
+                       std::ostream& err) {
+    ResyncOptions options;
+    if (const ScanResult scanned = parse_options(args, err, options); scanned != ScanResult::ok)
+        return usage_exit(scanned, kUsage, out, err);
+    if (options.rpmemd.empty())
+        options.rpmemd = sibling_in_build_tree("rpmemd/rpmemd", "rpmemd");
+
+    const std::vector<int> cpus = usable_cpus();
+    Report report;
+    report.benchmark = "resync";
+    report.context = {
+        {"provider", options.provider},
+        {"cpus", std::to_string(cpus.size())},
+        {"rounds per fraction", std::to_string(options.repeat)},
+        {"resync", "recovery thread, lane 0, strict persists of up to 16 contiguous extents"},
+        {"raw", "batches of 16 RMA writes + one 8-byte read, both sides busy-polling"},
+        {"PMEM_IS_PMEM_FORCE", std::getenv("PMEM_IS_PMEM_FORCE") != nullptr
+                                   ? std::getenv("PMEM_IS_PMEM_FORCE")
+                                   : "unset"},
+    };
+    constexpr RawOperation kShapes[] = {RawOperation::batch};
+    // A batch of 1 MiB writes moves 16 MiB: few iterations fill a second.
+    const SampleLimits raw_limits{.iterations = 500, .duration = 1.0};
+    if (auto raw =
+            measure_raw_baseline(options.provider, kShapes, kRawSizes, raw_limits, cpus, report);
+        !raw) {
+        fmt::print(err, "rpmem-bench resync: raw baseline: {}\n", raw.error().message());
+        return kExitFailure;
+    }
+    std::vector<ResyncRounds> results;
+    {
+        ResyncBench bench(options);
+        if (auto measured = bench.run(report, results); !measured) {
+            fmt::print(err, "rpmem-bench resync: {} (files kept in {})\n",
+                       measured.error().message(), bench.directory().string());
+            return kExitFailure;
+        }
+    }
+    add_results(report, results);
+    return write_report(report, options.output.csv, options.output.output, "rpmem-bench resync",
+                        out, err);
+}
+
+} // namespace rpmem::bench
