@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -541,12 +542,15 @@ Result<void> Replica::establish(bool create, unsigned& lanes,
 void Replica::mark_differing_extents(const std::string& why) {
     const std::size_t length = pool_.size() - data_start_;
     const std::size_t extent = DirtyExtents::kExtentSize;
+    // The local pool is hashed while the target hashes its copy: the two reads overlap, so a
+    // cold pool costs about one read of it, not two in a row.
+    auto hashing = std::async(std::launch::async,
+                              [&] { return local_digests(pool_, data_start_, length, extent); });
     auto remote = digests(data_start_, length, extent);
-    auto local = remote ? local_digests(pool_, data_start_, length, extent)
-                        : Result<std::vector<std::uint64_t>>(fail(std::move(remote.error())));
-    if (!local) {
+    auto local = hashing.get();
+    if (!remote || !local) {
         logger().warn("{}: {}; comparing digests failed ({}): copying the whole pool", describe(),
-                      why, local.error().message());
+                      why, (!remote ? remote.error() : local.error()).message());
         dirty_.mark(data_start_, length);
         return;
     }

@@ -8,6 +8,7 @@
 // replica from the pool's first byte with the pool set's size, offsets are the same on both
 // sides, and the first 4096 bytes (each side's own pool header) are left out.
 #include <cerrno>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -144,10 +145,13 @@ std::string replica_name(const poolset::ReplicaSpec& spec) {
                        spec.line);
 }
 
+// The local pool's digests, computed in the background while the first replica connects and
+// hashes its copy (the two reads overlap).
+using LocalDigests = std::shared_future<Result<std::vector<std::uint64_t>>>;
+
 // Compares (and with `repair` repairs) one remote replica against `local_digests`.
 ReplicaOutcome check_replica(const poolset::ReplicaSpec& spec, const client::Settings& settings,
-                             const LocalPool& local,
-                             const std::vector<std::uint64_t>& local_digests,
+                             const LocalPool& local, const LocalDigests& local_digests,
                              const VerifyOptions& options) {
     ReplicaOutcome outcome{&spec, {}, false, {}, std::nullopt};
     const client::Range range = local.replicated;
@@ -164,7 +168,10 @@ ReplicaOutcome check_replica(const poolset::ReplicaSpec& spec, const client::Set
         auto remote = (*replica)->digests(range.offset, range.length, options.extent_size);
         if (!remote)
             return fail(std::move(remote.error()));
-        return client::differing_ranges(local_digests, *remote, range, options.extent_size);
+        const auto& mine = local_digests.get();
+        if (!mine)
+            return fail(mine.error());
+        return client::differing_ranges(*mine, *remote, range, options.extent_size);
     };
     auto found = compare();
     if (found) {
@@ -316,17 +323,20 @@ int verify(const VerifyOptions& options, std::ostream& out, std::ostream& err) {
         return kExitError;
     }
     const client::Range range = local->replicated;
-    auto local_digests =
-        client::local_digests(local->bytes(), range.offset, range.length, options.extent_size);
-    if (!local_digests) {
-        report_error(options, local_digests.error(), out, err);
-        return kExitError;
-    }
+    const LocalDigests local_digests =
+        std::async(std::launch::async, [&] {
+            return client::local_digests(local->bytes(), range.offset, range.length,
+                                         options.extent_size);
+        }).share();
 
     std::vector<ReplicaOutcome> outcomes;
     for (const poolset::ReplicaSpec& spec : set->replicas) {
         if (spec.is_remote())
-            outcomes.push_back(check_replica(spec, *settings, *local, *local_digests, options));
+            outcomes.push_back(check_replica(spec, *settings, *local, local_digests, options));
+    }
+    if (const auto& mine = local_digests.get(); !mine) {
+        report_error(options, mine.error(), out, err);
+        return kExitError;
     }
     if (options.json)
         out << render_json(options, range, outcomes) << "\n";
