@@ -12,7 +12,6 @@
 #include <cstring>
 #include <fstream>
 #include <random>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -45,17 +44,6 @@ std::size_t count_of(const std::string& text, const std::string& needle) {
     for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
         ++count;
     return count;
-}
-
-// The pid of the newest worker rpmemd logged as started.
-pid_t last_worker_pid(TargetHost& host) {
-    std::string log = host.dir().read("rpmemd.log");
-    static const std::regex started(R"(worker for '[^']*' started \(pid (\d+)\))");
-    pid_t pid = 0;
-    for (auto it = std::sregex_iterator(log.begin(), log.end(), started);
-         it != std::sregex_iterator(); ++it)
-        pid = static_cast<pid_t>(std::stol((*it)[1]));
-    return pid;
 }
 
 // Waits until the client log has `needle` `times` times.
@@ -140,7 +128,7 @@ TEST_CASE("continue: a lost data plane degrades, resyncs under writes, ends byte
         const auto before = persisted();
         while (persisted() < before + 300)
             std::this_thread::sleep_for(1ms);
-        const pid_t worker = last_worker_pid(host);
+        const pid_t worker = host.last_worker_pid();
         REQUIRE(worker > 0);
         REQUIRE(::kill(worker, SIGKILL) == 0);
         // Degraded, then back: the writers never stopped meanwhile.

@@ -9,7 +9,6 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
-#include <regex>
 #include <sstream>
 #include <string>
 
@@ -26,17 +25,6 @@ using rpmem::test::pool_memory;
 using rpmem::test::TargetHost;
 
 namespace {
-
-// The pid of the newest worker rpmemd logged as started.
-pid_t last_worker_pid(const TargetHost& host) {
-    std::string log = const_cast<TargetHost&>(host).dir().read("rpmemd.log");
-    static const std::regex started(R"(worker for '[^']*' started \(pid (\d+)\))");
-    pid_t pid = 0;
-    for (auto it = std::sregex_iterator(log.begin(), log.end(), started);
-         it != std::sregex_iterator(); ++it)
-        pid = static_cast<pid_t>(std::stol((*it)[1]));
-    return pid;
-}
 
 std::string read_text(const std::string& path) {
     std::ifstream in(path);
@@ -89,7 +77,7 @@ TEST_CASE("librpmem: a dead worker ends only its sessions, and rpmemd serves on"
     CHECK(std::string(back) == "before");
 
     REQUIRE(host.wait_for_log("started (pid"));
-    pid_t worker = last_worker_pid(host);
+    pid_t worker = host.last_worker_pid();
     REQUIRE(worker > 0);
     // It is sandboxed and, as rpmemd runs as root here, not root.
     REQUIRE(host.wait_for_log("sandboxed: landlock ABI"));
@@ -118,7 +106,7 @@ TEST_CASE("librpmem: a dead worker ends only its sessions, and rpmemd serves on"
     rpp = rpmem_open(target.c_str(), "lost.set", pool.get(), kPoolSize, &lanes, nullptr);
     INFO(rpmem_errormsg());
     REQUIRE(rpp != nullptr);
-    CHECK(last_worker_pid(host) != worker);
+    CHECK(host.last_worker_pid() != worker);
     std::memset(back, 0, sizeof back);
     REQUIRE(rpmem_read(rpp, back, 4096, sizeof back, 0) == 0);
     CHECK(std::string(back) == "before");

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <regex>
 
 #include <catch2/catch.hpp>
 #include <openssl/pem.h>
@@ -115,6 +116,16 @@ std::size_t TargetHost::log_count(std::string_view text) {
     for (auto at = log.find(text); at != std::string::npos; at = log.find(text, at + text.size()))
         ++count;
     return count;
+}
+
+pid_t TargetHost::last_worker_pid() {
+    const std::string log = dir_.read("rpmemd.log");
+    static const std::regex started(R"(worker for '[^']*' started \(pid (\d+)\))");
+    pid_t pid = 0;
+    for (auto it = std::sregex_iterator(log.begin(), log.end(), started);
+         it != std::sregex_iterator(); ++it)
+        pid = static_cast<pid_t>(std::stol((*it)[1]));
+    return pid;
 }
 
 bool TargetHost::wait_for_log(std::string_view text, std::size_t times) {

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include <sys/types.h>
+
 #include "base/error.h"
 #include "channel/client.h"
 #include "channel/credentials.h"
@@ -72,6 +74,8 @@ public:
     bool wait_for_log(std::string_view text, std::size_t times = 1);
     // How often the daemon's log contains `text` now (for waiting on the next one).
     std::size_t log_count(std::string_view text);
+    // The pid of the newest data-path worker the daemon logged as started; 0 when none.
+    pid_t last_worker_pid();
 
     // The test CA (its key is in the scratch directory), to sign more certificates.
     channel::CertifiedKey test_ca() const;
