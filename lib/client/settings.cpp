@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,44 +13,36 @@
 
 #include <fmt/format.h>
 
+#include "base/config_text.h"
+
 namespace rpmem::client {
 
 namespace {
 
-std::string_view trim(std::string_view text) {
-    const char* const kSpace = " \t\r\n\v\f";
-    auto first = text.find_first_not_of(kSpace);
-    if (first == std::string_view::npos)
-        return {};
-    return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
+Result<unsigned> parse_number(std::string_view value, unsigned min, unsigned max) {
+    auto number = parse_config_number(value, min, max);
+    if (!number)
+        return fail(std::move(number.error()));
+    return static_cast<unsigned>(*number);
 }
 
-Result<unsigned long> parse_number(std::string_view value, unsigned long min, unsigned long max) {
-    unsigned long number = 0;
-    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
-    if (ec != std::errc() || end != value.data() + value.size() || number < min || number > max)
-        return fail(EINVAL, fmt::format("expected a whole number from {} to {}, got '{}'", min, max,
-                                        value));
-    return number;
-}
-
-Result<bool> parse_switch(std::string_view value) {
-    if (value == "1" || value == "yes")
-        return true;
-    if (value == "0" || value == "no")
-        return false;
-    return fail(EINVAL, fmt::format("expected 1 or 0, got '{}'", value));
+Result<void> set_switch(std::string_view value, bool& into) {
+    auto on = parse_config_switch(value);
+    if (!on)
+        return fail(std::move(on.error()));
+    into = *on;
+    return {};
 }
 
 using SettingSetter = Result<void> (*)(std::string_view value, Settings& settings);
 
-template <typename Rep, typename Period>
-Result<void> set_duration(std::string_view value, std::chrono::duration<Rep, Period>& into,
-                          unsigned long max) {
-    auto number = parse_number(value, 1, max);
-    if (!number)
-        return fail(std::move(number.error()));
-    into = std::chrono::duration<Rep, Period>(*number);
+// A duration; a bare number is in `Unit` (PMDK's RPMEM_TIMEOUT is milliseconds).
+template <typename Unit>
+Result<void> set_duration(std::string_view value, Unit& into, std::chrono::microseconds max) {
+    auto duration = parse_config_duration(value, Unit(1), Unit(1), max);
+    if (!duration)
+        return fail(std::move(duration.error()));
+    into = std::chrono::duration_cast<Unit>(*duration);
     return {};
 }
 
@@ -82,21 +73,9 @@ const std::map<std::string_view, SettingSetter>& setters() {
              return {};
          }},
         {"enable-sockets",
-         [](std::string_view v, Settings& s) -> Result<void> {
-             auto on = parse_switch(v);
-             if (!on)
-                 return fail(std::move(on.error()));
-             s.enable_sockets = *on;
-             return {};
-         }},
+         [](std::string_view v, Settings& s) { return set_switch(v, s.enable_sockets); }},
         {"enable-verbs",
-         [](std::string_view v, Settings& s) -> Result<void> {
-             auto on = parse_switch(v);
-             if (!on)
-                 return fail(std::move(on.error()));
-             s.enable_verbs = *on;
-             return {};
-         }},
+         [](std::string_view v, Settings& s) { return set_switch(v, s.enable_verbs); }},
         {"persist-method",
          [](std::string_view v, Settings& s) -> Result<void> {
              auto method = protocol::persist_method_from_name(v);
@@ -111,7 +90,7 @@ const std::map<std::string_view, SettingSetter>& setters() {
              auto number = parse_number(v, 1, 65535);
              if (!number)
                  return fail(std::move(number.error()));
-             s.max_lanes = static_cast<unsigned>(*number);
+             s.max_lanes = *number;
              return {};
          }},
         {"work-queue-size",
@@ -119,15 +98,15 @@ const std::map<std::string_view, SettingSetter>& setters() {
              auto number = parse_number(v, 2, 65535);
              if (!number)
                  return fail(std::move(number.error()));
-             s.work_queue_size = static_cast<unsigned>(*number);
+             s.work_queue_size = *number;
              return {};
          }},
         {"connect-timeout",
          [](std::string_view v, Settings& s) {
-             return set_duration(v, s.connect_timeout, 3600000);
+             return set_duration(v, s.connect_timeout, std::chrono::hours(1));
          }},
-        {"timeout",
-         [](std::string_view v, Settings& s) { return set_duration(v, s.timeout, 3600000); }},
+        {"timeout", [](std::string_view v,
+                       Settings& s) { return set_duration(v, s.timeout, std::chrono::hours(1)); }},
         {"on-replica-failure",
          [](std::string_view v, Settings& s) -> Result<void> {
              if (v == "error")
@@ -151,11 +130,11 @@ const std::map<std::string_view, SettingSetter>& setters() {
                  return fail(EINVAL, fmt::format("expected all or a whole number from 1 to "
                                                  "4096, got '{}'",
                                                  v));
-             s.min_in_sync_replicas = static_cast<unsigned>(*number);
+             s.min_in_sync_replicas = *number;
              return {};
          }},
-        {"spin-us",
-         [](std::string_view v, Settings& s) { return set_duration(v, s.spin, 1000000); }},
+        {"spin-us", [](std::string_view v,
+                       Settings& s) { return set_duration(v, s.spin, std::chrono::seconds(1)); }},
         {"log-level",
          [](std::string_view v, Settings& s) -> Result<void> {
              static const std::vector<std::string_view> kLevels = {"off",  "error", "warn",
@@ -184,30 +163,22 @@ std::string variable_of(std::string_view key) {
 }
 
 Result<void> apply_file(const std::string& path, Settings& settings) {
-    std::ifstream in(path);
+    std::ifstream in(path, std::ios::binary);
     if (!in)
         return fail(Error::from_errno(errno, fmt::format("reading client config {}", path)));
-    std::string line;
-    unsigned number = 0;
-    while (std::getline(in, line)) {
-        ++number;
-        std::string_view text = line;
-        if (auto hash = text.find('#'); hash != std::string_view::npos)
-            text = text.substr(0, hash);
-        text = trim(text);
-        if (text.empty())
-            continue;
-        auto equals = text.find('=');
-        if (equals == std::string_view::npos)
-            return fail(EINVAL,
-                        fmt::format("{}:{}: expected 'key = value', got '{}'", path, number, text));
-        auto key = trim(text.substr(0, equals));
-        auto setter = setters().find(key);
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto entries = parse_config_text(text.str(), path);
+    if (!entries)
+        return fail(std::move(entries.error()));
+    for (const ConfigEntry& entry : *entries) {
+        auto setter = setters().find(entry.key);
         if (setter == setters().end())
-            return fail(EINVAL, fmt::format("{}:{}: unknown key '{}'", path, number, key));
-        if (auto applied = setter->second(trim(text.substr(equals + 1)), settings); !applied)
             return fail(EINVAL,
-                        fmt::format("{}:{}: {}: {}", path, number, key, applied.error().message()));
+                        fmt::format("{}:{}: unknown key '{}'", path, entry.line, entry.key));
+        if (auto applied = setter->second(entry.value, settings); !applied)
+            return fail(EINVAL, fmt::format("{}:{}: {}: {}", path, entry.line, entry.key,
+                                            applied.error().message()));
     }
     return {};
 }
