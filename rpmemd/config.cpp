@@ -9,22 +9,15 @@
 #include <functional>
 #include <sstream>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "base/config_text.h"
 #include "base/target.h"
 
 namespace rpmem::daemon {
 
 namespace {
-
-std::string_view trim(std::string_view text) {
-    const char* const kSpace = " \t\r\n\v\f";
-    auto first = text.find_first_not_of(kSpace);
-    if (first == std::string_view::npos)
-        return {};
-    auto last = text.find_last_not_of(kSpace);
-    return text.substr(first, last - first + 1);
-}
 
 // Splits "a, b c" into {"a", "b", "c"}.
 std::vector<std::string> split_list(std::string_view text) {
@@ -44,44 +37,20 @@ std::vector<std::string> split_list(std::string_view text) {
     return items;
 }
 
-Result<bool> parse_yes_no(std::string_view value) {
-    if (value == "yes")
-        return true;
-    if (value == "no")
-        return false;
-    return fail(EINVAL, fmt::format("expected 'yes' or 'no', got '{}'", value));
-}
-
 Result<unsigned> parse_unsigned(std::string_view value, unsigned min, unsigned max) {
-    unsigned number = 0;
-    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
-    if (ec != std::errc() || end != value.data() + value.size() || number < min || number > max)
-        return fail(EINVAL, fmt::format("expected a whole number from {} to {}, got '{}'", min, max,
-                                        value));
-    return number;
+    auto number = parse_config_number(value, min, max);
+    if (!number)
+        return fail(std::move(number.error()));
+    return static_cast<unsigned>(*number);
 }
 
 // "250ms", "2s", "1m"; a bare number is milliseconds.
 Result<std::chrono::milliseconds> parse_duration(std::string_view value) {
-    std::size_t digits = 0;
-    while (digits < value.size() && value[digits] >= '0' && value[digits] <= '9')
-        ++digits;
-    std::string_view unit = value.substr(digits);
-    long long scale = 0;
-    if (unit.empty() || unit == "ms")
-        scale = 1;
-    else if (unit == "s")
-        scale = 1000;
-    else if (unit == "m")
-        scale = 60000;
-    unsigned long long number = 0;
-    auto [end, ec] = std::from_chars(value.data(), value.data() + digits, number);
-    if (digits == 0 || scale == 0 || ec != std::errc() || end != value.data() + digits ||
-        number == 0 || number > 3600000ULL / static_cast<unsigned long long>(scale))
-        return fail(EINVAL, fmt::format("expected a duration such as '500ms', '2s' or '1m' "
-                                        "(at most one hour), got '{}'",
-                                        value));
-    return std::chrono::milliseconds(static_cast<long long>(number) * scale);
+    auto duration = parse_config_duration(value, std::chrono::milliseconds(1),
+                                          std::chrono::milliseconds(1), std::chrono::hours(1));
+    if (!duration)
+        return fail(std::move(duration.error()));
+    return std::chrono::duration_cast<std::chrono::milliseconds>(*duration);
 }
 
 Result<LogLevel> parse_log_level(std::string_view value) {
@@ -126,20 +95,50 @@ ConfigSetter set_method(bool persist::MethodPolicy::*field, Parse parse) {
     };
 }
 
-Result<void> set_listen(std::string_view value, Config& config) {
-    // Port 0 (any free port, read back from port-file) is not a target port: take it off first.
-    // (Unbracketed text with several ':' is an IPv6 address without a port.)
+struct ListenAddress {
+    std::string host;
+    std::uint16_t port = 0; // 0: any free port
+};
+
+// `HOST[:PORT]`; `HOST:0` asks for any free port (read back from a port file); without a port,
+// `default_port`, or an error when there is none.
+Result<ListenAddress> parse_listen_address(std::string_view value,
+                                           std::optional<std::uint16_t> default_port) {
+    // Port 0 is not a target port: take it off first. (Unbracketed text with several ':' is an
+    // IPv6 address without a port.)
     bool any_port =
         value.ends_with("]:0") || (value.ends_with(":0") && value.find(':') == value.size() - 2);
     auto target = parse_target(any_port ? value.substr(0, value.size() - 2) : value);
     if (!target)
         return fail(std::move(target.error()));
-    if (!target->user.empty())
-        return fail(EINVAL, fmt::format("expected HOST[:PORT] without a user, got '{}'", value));
-    config.listen_host = target->host;
-    if (any_port && target->port)
-        return fail(EINVAL, fmt::format("expected HOST[:PORT], got '{}'", value));
-    config.listen_port = any_port ? 0 : target->port.value_or(kDefaultPort);
+    if (!target->user.empty() || (any_port && target->port) ||
+        (!any_port && !target->port && !default_port))
+        return fail(EINVAL, fmt::format("expected HOST{} without a user, got '{}'",
+                                        default_port ? "[:PORT]" : ":PORT", value));
+    return ListenAddress{target->host,
+                         any_port ? std::uint16_t{0} : target->port.value_or(*default_port)};
+}
+
+Result<void> set_listen(std::string_view value, Config& config) {
+    auto address = parse_listen_address(value, kDefaultPort);
+    if (!address)
+        return fail(std::move(address.error()));
+    config.listen_host = std::move(address->host);
+    config.listen_port = address->port;
+    return {};
+}
+
+Result<void> set_metrics_listen(std::string_view value, Config& config) {
+    if (value.empty()) {
+        config.metrics_host.clear();
+        config.metrics_port.reset();
+        return {};
+    }
+    auto address = parse_listen_address(value, std::nullopt);
+    if (!address)
+        return fail(std::move(address.error()));
+    config.metrics_host = std::move(address->host);
+    config.metrics_port = address->port;
     return {};
 }
 
@@ -176,13 +175,13 @@ const std::map<std::string, ConfigSetter, std::less<>>& setters() {
     static const std::map<std::string, ConfigSetter, std::less<>> table = {
         {"poolset-dir", set_field(&Config::poolset_dir, parse_path)},
         {"client-poolset-dir", set_client_poolset_dir},
-        {"persist-apm", set_method(&persist::MethodPolicy::allow_apm, parse_yes_no)},
-        {"persist-general", set_method(&persist::MethodPolicy::allow_gpspm, parse_yes_no)},
-        {"persist-commit", set_method(&persist::MethodPolicy::allow_commit, parse_yes_no)},
+        {"persist-apm", set_method(&persist::MethodPolicy::allow_apm, parse_config_switch)},
+        {"persist-general", set_method(&persist::MethodPolicy::allow_gpspm, parse_config_switch)},
+        {"persist-commit", set_method(&persist::MethodPolicy::allow_commit, parse_config_switch)},
         {"persistence-domain", set_domain},
         {"nic-writes-bypass-cache",
          [](std::string_view value, Config& config) -> Result<void> {
-             auto parsed = parse_yes_no(value);
+             auto parsed = parse_config_switch(value);
              if (!parsed)
                  return fail(std::move(parsed.error()));
              config.platform.nic_writes_bypass_cache = *parsed;
@@ -193,7 +192,7 @@ const std::map<std::string, ConfigSetter, std::less<>>& setters() {
              config.platform.type = std::string(value);
              return {};
          }},
-        {"use-syslog", set_field(&Config::use_syslog, parse_yes_no)},
+        {"use-syslog", set_field(&Config::use_syslog, parse_config_switch)},
         {"log-file", set_field(&Config::log_file, parse_path)},
         {"log-level", set_field(&Config::log_level, parse_log_level)},
         {"listen", set_listen},
@@ -204,6 +203,11 @@ const std::map<std::string, ConfigSetter, std::less<>>& setters() {
          [](std::string_view value, Config& config) {
              return append_list(&Config::allowed_clients, value, config);
          }},
+        {"admin-client",
+         [](std::string_view value, Config& config) {
+             return append_list(&Config::admin_clients, value, config);
+         }},
+        {"metrics-listen", set_metrics_listen},
         {"allow-provider",
          [](std::string_view value, Config& config) {
              return append_list(&Config::allowed_providers, value, config);
@@ -224,9 +228,10 @@ const std::map<std::string, ConfigSetter, std::less<>>& setters() {
         {"heartbeat", set_field(&Config::heartbeat, parse_duration)},
         {"session-timeout", set_field(&Config::session_timeout, parse_duration)},
         {"port-file", set_field(&Config::port_file, parse_path)},
+        {"metrics-port-file", set_field(&Config::metrics_port_file, parse_path)},
         {"user", set_field(&Config::worker_user, parse_path)},
         {"group", set_field(&Config::worker_group, parse_path)},
-        {"worker-sandbox", set_field(&Config::worker_sandbox, parse_yes_no)},
+        {"worker-sandbox", set_field(&Config::worker_sandbox, parse_config_switch)},
     };
     return table;
 }
@@ -328,120 +333,76 @@ std::string_view to_string(LogLevel level) noexcept {
 }
 
 Result<void> apply_config_text(std::string_view text, std::string_view origin, Config& config) {
-    unsigned line_number = 0;
-    while (!text.empty()) {
-        ++line_number;
-        auto newline = text.find('\n');
-        std::string_view line = text.substr(0, newline);
-        text = newline == std::string_view::npos ? std::string_view{} : text.substr(newline + 1);
-
-        if (auto comment = line.find('#'); comment != std::string_view::npos)
-            line = line.substr(0, comment);
-        line = trim(line);
-        if (line.empty())
-            continue;
-
-        auto where = [&] { return fmt::format("{}:{}", origin, line_number); };
-        auto equals = line.find('=');
-        if (equals == std::string_view::npos)
-            return fail(EINVAL, fmt::format("{}: expected 'key = value', got '{}'", where(), line));
-        std::string_view key = trim(line.substr(0, equals));
-        std::string_view value = trim(line.substr(equals + 1));
-
-        auto setter = setters().find(key);
+    auto entries = parse_config_text(text, origin);
+    if (!entries)
+        return fail(std::move(entries.error()));
+    for (const ConfigEntry& entry : *entries) {
+        auto where = [&] { return fmt::format("{}:{}", origin, entry.line); };
+        auto setter = setters().find(entry.key);
         if (setter == setters().end())
-            return fail(EINVAL, fmt::format("{}: unknown key '{}'", where(), key));
-        if (auto applied = setter->second(value, config); !applied)
-            return fail(EINVAL, fmt::format("{}: {}: {}", where(), key, applied.error().message()));
+            return fail(EINVAL, fmt::format("{}: unknown key '{}'", where(), entry.key));
+        if (auto applied = setter->second(entry.value, config); !applied)
+            return fail(EINVAL,
+                        fmt::format("{}: {}: {}", where(), entry.key, applied.error().message()));
     }
     return {};
 }
 
 Result<CommandLine> parse_command_line(int argc, const char* const* argv) {
-    CommandLine command_line;
-    std::vector<std::string_view> args(argv + std::min(argc, 1), argv + argc);
-
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        std::string_view arg = args[i];
-        std::string key;
-        std::optional<std::string_view> value;
-
-        if (arg.starts_with("--")) {
-            std::string_view body = arg.substr(2);
-            auto equals = body.find('=');
-            key = std::string(body.substr(0, equals));
-            if (equals != std::string_view::npos)
-                value = body.substr(equals + 1);
-        } else if (arg.size() == 2 && arg[0] == '-') {
-            static const std::map<char, std::string> kShort = {
-                {'c', "config"},   {'r', "remove"}, {'f', "force"},   {'s', "pool-set"},
-                {'t', "nthreads"}, {'h', "help"},   {'V', "version"},
-            };
-            auto found = kShort.find(arg[1]);
-            if (found == kShort.end())
-                return fail(EINVAL, fmt::format("unknown option '{}' (see rpmemd --help)", arg));
-            key = found->second;
-        } else {
-            return fail(EINVAL, fmt::format("unexpected argument '{}' (see rpmemd --help)", arg));
-        }
-
-        auto take_value = [&]() -> Result<std::string> {
-            if (value)
-                return std::string(*value);
-            if (i + 1 >= args.size())
-                return fail(EINVAL, fmt::format("option '{}' needs a value", arg));
-            return std::string(args[++i]);
-        };
-        auto no_value = [&]() -> Result<void> {
-            if (value)
-                return fail(EINVAL, fmt::format("option '--{}' takes no value", key));
-            return {};
-        };
-
-        if (key == "help" || key == "version") {
-            if (auto ok = no_value(); !ok)
-                return fail(std::move(ok.error()));
-            command_line.mode =
-                key == "help" ? CommandLine::Mode::help : CommandLine::Mode::version;
-            return command_line;
-        } else if (key == "config") {
-            auto path = take_value();
-            if (!path)
-                return fail(std::move(path.error()));
-            command_line.config_file = *path;
-        } else if (key == "remove") {
-            auto set = take_value();
-            if (!set)
-                return fail(std::move(set.error()));
-            command_line.mode = CommandLine::Mode::remove;
-            command_line.remove_set = *set;
-        } else if (key == "force" || key == "pool-set") {
-            if (auto ok = no_value(); !ok)
-                return fail(std::move(ok.error()));
-            (key == "force" ? command_line.force : command_line.remove_pool_set) = true;
-        } else if (setters().contains(key)) {
-            std::string setting;
-            if (is_flag(key) && !value) {
-                setting = "yes";
-            } else {
-                auto taken = take_value();
-                if (!taken)
-                    return fail(std::move(taken.error()));
-                setting = *taken;
-            }
-            if (setting.find_first_of("#\n") != std::string::npos)
-                return fail(EINVAL, fmt::format("option '--{}': value may not contain '#' or a "
-                                                "line break",
-                                                key));
-            command_line.overrides += key + " = " + setting + "\n";
-        } else {
-            return fail(EINVAL, fmt::format("unknown option '--{}' (see rpmemd --help)", key));
-        }
+    // The options of rpmemd's own, plus one per config key (--KEY VALUE, --KEY=VALUE; PMDK's
+    // flag keys also bare, meaning yes), parsed by CLI11. The help text is usage_text().
+    CLI::App app("rpmemd", "rpmemd");
+    app.set_help_flag();
+    CLI::Option* help = app.add_flag("-h,--help");
+    CLI::Option* version = app.add_flag("-V,--version");
+    std::string config_file;
+    CLI::Option* config = app.add_option("-c,--config", config_file);
+    std::string remove_set;
+    CLI::Option* remove = app.add_option("-r,--remove", remove_set);
+    CLI::Option* force = app.add_flag("-f,--force")->needs(remove)->disable_flag_override();
+    CLI::Option* pool_set = app.add_flag("-s,--pool-set")->needs(remove)->disable_flag_override();
+    std::map<const CLI::Option*, std::string> keys;
+    for (const auto& [key, setter] : setters()) {
+        std::string names = (key == "nthreads" ? "-t,--" : "--") + key;
+        CLI::Option* option =
+            is_flag(key)
+                ? app.add_flag(names + "{yes}")
+                : app.add_option(names)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+        keys.emplace(option, key);
+    }
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& error) {
+        return fail(EINVAL, fmt::format("{} (see rpmemd --help)", error.what()));
     }
 
-    if ((command_line.force || command_line.remove_pool_set) &&
-        command_line.mode != CommandLine::Mode::remove)
-        return fail(EINVAL, "--force and --pool-set go with --remove SET");
+    CommandLine command_line;
+    if (help->count() > 0 || version->count() > 0) {
+        command_line.mode =
+            help->count() > 0 ? CommandLine::Mode::help : CommandLine::Mode::version;
+        return command_line;
+    }
+    if (config->count() > 0)
+        command_line.config_file = config_file;
+    if (remove->count() > 0) {
+        command_line.mode = CommandLine::Mode::remove;
+        command_line.remove_set = remove_set;
+    }
+    command_line.force = force->count() > 0;
+    command_line.remove_pool_set = pool_set->count() > 0;
+    // Key options become config lines in the order given, so that a later one wins.
+    std::map<const CLI::Option*, std::size_t> taken;
+    for (const CLI::Option* option : app.parse_order()) {
+        auto key = keys.find(option);
+        if (key == keys.end())
+            continue;
+        const std::string& value = option->results().at(taken[option]++);
+        if (value.find_first_of("#\n") != std::string::npos)
+            return fail(EINVAL, fmt::format("option '--{}': value may not contain '#' or a "
+                                            "line break",
+                                            key->second));
+        command_line.overrides += key->second + " = " + value + "\n";
+    }
     return command_line;
 }
 
@@ -494,11 +455,15 @@ Every config file key is also an option (--KEY VALUE or --KEY=VALUE) and wins ov
   poolset-dir, client-poolset-dir, persist-apm, persist-general, persist-commit,
   persistence-domain (adr|eadr), nic-writes-bypass-cache, platform-type, use-syslog, log-file,
   log-level (err|warn|notice|info|debug), listen (HOST[:PORT], default port 7636), tls-ca,
-  tls-cert, tls-key, allow-client, allow-provider, fabric-address, max-lanes, max-sessions,
+  tls-cert, tls-key, allow-client, admin-client (identities whose `rpmemctl status` and
+  `events` show every identity's sessions), allow-provider, fabric-address, max-lanes,
+  max-sessions,
   nthreads, heartbeat (a silent client is dropped after it), session-timeout (TLS and Hello
   must finish within it), port-file (written with the bound port once listening), user and
   group (the data-path workers' ids when started as root; default nobody/nogroup),
-  worker-sandbox (yes|no, default yes).
+  worker-sandbox (yes|no, default yes), metrics-listen (HOST:PORT: Prometheus metrics at
+  http://HOST:PORT/metrics; HOST:0 any free port) and metrics-port-file (written with it).
+Switches take yes/no, true/false, on/off or 1/0.
 
 Each client identity's data path (fabric endpoints, registered pool memory) runs in a
 sandboxed worker process of its own; the supervisor keeps TLS, authorization, pool locks and

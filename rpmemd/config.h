@@ -48,6 +48,15 @@ struct Config {
     // Client identities (certificate names) admitted; empty admits every client whose
     // certificate the CA signed.
     std::vector<std::string> allowed_clients;
+    // Client identities that `rpmemctl status` and `events` show every identity's sessions and
+    // events; any other identity sees its own only.
+    std::vector<std::string> admin_clients;
+    // Where /metrics (Prometheus text format) is served over plain HTTP, `HOST:PORT`; empty:
+    // nowhere. Meant for a local address: the metrics name pool sets and identities.
+    std::string metrics_host;
+    std::optional<std::uint16_t> metrics_port;
+    // Once serving metrics, rpmemd writes their bound port here (as port-file does).
+    std::string metrics_port_file;
 
     // Fabric providers offered to clients; empty allows every provider found.
     std::vector<std::string> allowed_providers;

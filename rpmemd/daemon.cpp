@@ -11,7 +11,9 @@
 #include <spdlog/spdlog.h>
 
 #include "base/log_text.h"
+#include "protocol/message_limits.h"
 #include "rpmemd/local_address.h"
+#include "rpmemd/metrics_text.h"
 
 #ifndef RPMEM_VERSION
 #define RPMEM_VERSION "unknown"
@@ -43,30 +45,39 @@ Result<std::string> listen_address(const std::string& host) {
     return std::string(text.data());
 }
 
-Daemon::Daemon(Config config, DataPlaneFactory data_plane)
+Daemon::Daemon(Config config, DataPlaneFactory data_plane,
+               std::function<std::size_t()> worker_count)
     : config_(std::move(config))
     , store_(config_.poolset_dir, config_.client_poolset_dirs, default_resolve_method())
-    , services_{config_, store_, std::move(data_plane), {}} {
+    , events_(protocol::kEventLogCapacity)
+    , services_{config_, store_, std::move(data_plane), directory_, events_} {
     services_.software = "rpmemd " RPMEM_VERSION;
     // Sessions may ask before start() has stored the server: read it through the atomic.
     services_.session_count = [this]() -> std::size_t {
         const channel::Server* server = serving_.load(std::memory_order_acquire);
         return server != nullptr ? server->session_count() : 0;
     };
+    services_.pending_count = [this]() -> std::size_t {
+        const channel::Server* server = serving_.load(std::memory_order_acquire);
+        return server != nullptr ? server->pending_count() : 0;
+    };
+    services_.worker_count = std::move(worker_count);
 }
 
 Daemon::~Daemon() {
     stop();
 }
 
-Result<std::unique_ptr<Daemon>> Daemon::start(Config config, DataPlaneFactory data_plane) {
+Result<std::unique_ptr<Daemon>> Daemon::start(Config config, DataPlaneFactory data_plane,
+                                              std::function<std::size_t()> worker_count) {
     if (!data_plane)
         return fail(EINVAL, "starting rpmemd: no data plane factory");
     auto address = listen_address(config.listen_host);
     if (!address)
         return fail(std::move(address.error()));
 
-    std::unique_ptr<Daemon> daemon(new Daemon(std::move(config), std::move(data_plane)));
+    std::unique_ptr<Daemon> daemon(
+        new Daemon(std::move(config), std::move(data_plane), std::move(worker_count)));
     const Config& cfg = daemon->config_;
 
     channel::ServerConfig server;
@@ -89,7 +100,15 @@ Result<std::unique_ptr<Daemon>> Daemon::start(Config config, DataPlaneFactory da
         };
     }
     // Refusals are logged by the channel itself, escaped and rate-limited (a flood of them
-    // costs a summary line per interval), so no observer here.
+    // costs a summary line per interval); the event log keeps the newest of them.
+    server.on_refusal = [events = &daemon->events_](const channel::Refusal& refusal) {
+        protocol::DaemonEvent event;
+        event.kind = protocol::EventKind::refused;
+        event.identity = escape_for_log(refusal.identity, protocol::kMaxIdentityLength - 32);
+        event.peer = escape_for_log(refusal.peer, protocol::kMaxPeerLength - 32);
+        event.reason = escape_for_log(refusal.reason.message(), protocol::kMaxMessageLength - 32);
+        events->record(std::move(event));
+    };
 
     auto started =
         channel::Server::start(std::move(server), make_session_factory(daemon->services_));
@@ -97,6 +116,14 @@ Result<std::unique_ptr<Daemon>> Daemon::start(Config config, DataPlaneFactory da
         return fail(std::move(started.error()).add_context("starting rpmemd"));
     daemon->server_ = std::move(*started);
     daemon->serving_.store(daemon->server_.get(), std::memory_order_release);
+    if (cfg.metrics_port) {
+        auto metrics = MetricsServer::start(cfg.metrics_host, *cfg.metrics_port,
+                                            [d = daemon.get()] { return d->render_metrics(); });
+        if (!metrics)
+            return fail(std::move(metrics.error()).add_context("starting rpmemd's metrics"));
+        daemon->metrics_ = std::move(*metrics);
+        spdlog::info("metrics at http://{}:{}/metrics", cfg.metrics_host, daemon->metrics_->port());
+    }
     spdlog::info("rpmemd {} serving pool sets beneath {} on {} port {} ({} lanes, {} sessions at "
                  "most)",
                  RPMEM_VERSION, cfg.poolset_dir, *address, daemon->server_->port(), cfg.max_lanes,
@@ -113,7 +140,36 @@ std::uint16_t Daemon::port() const noexcept {
     return server_ ? server_->port() : 0;
 }
 
+std::string Daemon::render_metrics() const {
+    MetricsSnapshot snapshot;
+    snapshot.version = RPMEM_VERSION;
+    snapshot.uptime_seconds =
+        static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                       std::chrono::steady_clock::now() - services_.started)
+                                       .count());
+    auto count = [](const std::function<std::size_t()>& counter) -> std::uint64_t {
+        return counter ? counter() : 0;
+    };
+    snapshot.sessions = count(services_.session_count);
+    snapshot.max_sessions = config_.max_sessions;
+    snapshot.pending_connections = count(services_.pending_count);
+    snapshot.max_pending_connections = config_.max_pending_connections;
+    snapshot.workers = count(services_.worker_count);
+    snapshot.pools_in_use = store_.pools_in_use().size();
+    auto sessions = directory_.snapshot();
+    snapshot.session_list = std::move(sessions.sessions);
+    snapshot.totals = sessions.totals;
+    snapshot.events_total = events_.totals();
+    return daemon::render_metrics(snapshot);
+}
+
+std::uint16_t Daemon::metrics_port() const noexcept {
+    return metrics_ ? metrics_->port() : 0;
+}
+
 void Daemon::stop() {
+    if (metrics_)
+        metrics_->stop();
     if (server_)
         server_->stop();
 }

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "base/error.h"
@@ -10,7 +11,10 @@
 #include "rpmemd/config.h"
 #include "rpmemd/daemon_session.h"
 #include "rpmemd/data_plane.h"
+#include "rpmemd/event_log.h"
+#include "rpmemd/metrics_server.h"
 #include "rpmemd/pool_store.h"
+#include "rpmemd/session_directory.h"
 
 namespace rpmem::daemon {
 
@@ -24,7 +28,9 @@ namespace rpmem::daemon {
 // the config go. Thread-safe: start, port and stop may be called from any thread.
 class Daemon {
 public:
-    static Result<std::unique_ptr<Daemon>> start(Config config, DataPlaneFactory data_plane);
+    // `worker_count` (optional) tells status and metrics how many worker processes run.
+    static Result<std::unique_ptr<Daemon>> start(Config config, DataPlaneFactory data_plane,
+                                                 std::function<std::size_t()> worker_count = {});
 
     ~Daemon();
     Daemon(const Daemon&) = delete;
@@ -32,16 +38,23 @@ public:
 
     // The TCP port the control server listens on (the bound one when the config said 0).
     std::uint16_t port() const noexcept;
+    // The port /metrics is served on (the bound one for metrics-listen HOST:0); 0: none.
+    std::uint16_t metrics_port() const noexcept;
 
     // Stops accepting and ends every session; returns once every pool is released. Idempotent.
     void stop();
 
 private:
-    explicit Daemon(Config config, DataPlaneFactory data_plane);
+    Daemon(Config config, DataPlaneFactory data_plane, std::function<std::size_t()> worker_count);
+    // What /metrics shows, rendered at each scrape.
+    std::string render_metrics() const;
 
     const Config config_;
     PoolStore store_;
+    SessionDirectory directory_;
+    EventLog events_;
     SessionServices services_;
+    std::unique_ptr<MetricsServer> metrics_; // reads the above; stopped before them
     std::unique_ptr<channel::Server> server_;
     std::atomic<const channel::Server*> serving_{nullptr}; // server_, for the sessions
 };

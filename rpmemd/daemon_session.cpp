@@ -64,10 +64,15 @@ Status data_plane_status(const Error& error, protocol::ProviderPreference asked)
     }
 }
 
+// `text` cut to what a protocol field of `limit` bytes carries (escaped when cut).
+std::string clip(std::string_view text, std::size_t limit) {
+    if (text.size() <= limit)
+        return std::string(text);
+    return escape_for_log(text, limit - 32);
+}
+
 std::string peer_text(const channel::PeerInfo& peer) {
-    bool v6 = peer.address.find(':') != std::string::npos;
-    return fmt::format("{}@{}{}{}:{}", escape_for_log(peer.identity), v6 ? "[" : "", peer.address,
-                       v6 ? "]" : "", peer.port);
+    return escape_for_log(peer.identity) + "@" + channel::endpoint_text(peer);
 }
 
 } // namespace
@@ -75,8 +80,10 @@ std::string peer_text(const channel::PeerInfo& peer) {
 DaemonSession::DaemonSession(const SessionServices& services, channel::PeerInfo peer)
     : services_(services)
     , peer_(std::move(peer))
-    , log_name_(fmt::format("session {} ({})", peer_.session_id, peer_text(peer_))) {
+    , log_name_(fmt::format("session {} ({})", peer_.session_id, peer_text(peer_)))
+    , listing_(services_.directory.add(peer_)) {
     spdlog::debug("{}: session handler made", log_name_);
+    record(protocol::EventKind::session_opened);
 }
 
 DaemonSession::~DaemonSession() {
@@ -92,6 +99,8 @@ Reply DaemonSession::handle(const protocol::Request& request) {
                           [this](const protocol::RemoveRequest& r) { return remove(r); },
                           [this](const protocol::StatusRequest& r) { return status(r); },
                           [this](const protocol::DigestRequest& r) { return digest(r); },
+                          [this](const protocol::EventsRequest& r) { return events(r); },
+                          [this](const protocol::ResyncReport& r) { return resync_report(r); },
                           [](const auto& r) {
                               // Hello and Ping belong to the channel and never get here.
                               return protocol::failure_reply(
@@ -109,7 +118,13 @@ void DaemonSession::on_close(const Error& reason) noexcept {
                      escape_for_log(pool_->name()), escape_for_log(reason.message()));
     else
         spdlog::debug("{}: channel closed: {}", log_name_, escape_for_log(reason.message()));
+    // With a pool open the session did not end by the protocol: the replica is left behind.
+    const bool lost = pool_ != nullptr;
+    if (lost)
+        record(protocol::EventKind::session_lost, reason.message());
     (void)release(false);
+    if (!lost)
+        record(protocol::EventKind::session_closed, reason.message());
 }
 
 Result<void> DaemonSession::check_open_request(std::uint32_t lanes,
@@ -214,6 +229,12 @@ Reply DaemonSession::refusal(protocol::MessageType type, std::string_view pool_s
     std::string message = client_message(error.message());
     if (message.size() > protocol::kMaxMessageLength)
         message = escape_for_log(message, protocol::kMaxMessageLength - 32);
+    protocol::DaemonEvent event = event_of(protocol::EventKind::refused);
+    event.pool_set = clip(pool_set, protocol::kMaxPoolSetNameLength);
+    event.reason =
+        clip(fmt::format("{}: {}: {}", protocol::name_of(type), protocol::name_of(status), message),
+             protocol::kMaxMessageLength);
+    services_.events.record(std::move(event));
     return protocol::failure_reply(type, status, std::move(message));
 }
 
@@ -232,6 +253,20 @@ Result<protocol::DataPath> DaemonSession::serve_pool(Result<std::unique_ptr<Open
         return path;
     }
     pool_ = std::move(*pool);
+    protocol::SessionStatus row;
+    row.pool_set = clip(pool_->name(), protocol::kMaxPoolSetNameLength);
+    row.provider = path->provider;
+    row.persist_method = path->persist_method;
+    row.method_reason = clip(note, protocol::kMaxMessageLength);
+    row.lanes = path->lanes;
+    // The state file says inconsistent from the open until a clean close.
+    row.state = protocol::ReplicaState::inconsistent;
+    row.generation = pool_->found().generation;
+    listing_.set_pool(row);
+    record_state(row.state, row.generation,
+                 created
+                     ? std::string("created")
+                     : fmt::format("opened (it was {})", protocol::name_of(pool_->found().state)));
     return path;
 }
 
@@ -331,7 +366,39 @@ Reply DaemonSession::remove(const protocol::RemoveRequest& request) {
     return protocol::RemoveReply{Status::ok, {}};
 }
 
-Reply DaemonSession::status(const protocol::StatusRequest&) {
+bool DaemonSession::sees_everything() const {
+    const auto& admins = services_.config.admin_clients;
+    return std::find(admins.begin(), admins.end(), peer_.identity) != admins.end();
+}
+
+protocol::DaemonEvent DaemonSession::event_of(protocol::EventKind kind) const {
+    protocol::DaemonEvent event;
+    event.kind = kind;
+    event.session_id = peer_.session_id;
+    event.identity = clip(peer_.identity, protocol::kMaxIdentityLength);
+    event.peer = clip(channel::endpoint_text(peer_), protocol::kMaxPeerLength);
+    if (pool_)
+        event.pool_set = clip(pool_->name(), protocol::kMaxPoolSetNameLength);
+    return event;
+}
+
+void DaemonSession::record(protocol::EventKind kind, std::string reason) const {
+    protocol::DaemonEvent event = event_of(kind);
+    event.reason = clip(reason, protocol::kMaxMessageLength);
+    services_.events.record(std::move(event));
+}
+
+void DaemonSession::record_state(protocol::ReplicaState state, std::uint64_t generation,
+                                 std::string reason) const {
+    protocol::DaemonEvent event = event_of(protocol::EventKind::state_changed);
+    event.has_state = true;
+    event.state = state;
+    event.generation = generation;
+    event.reason = clip(reason, protocol::kMaxMessageLength);
+    services_.events.record(std::move(event));
+}
+
+Reply DaemonSession::status(const protocol::StatusRequest& request) {
     protocol::StatusReply reply;
     reply.software = services_.software;
     reply.protocol_version = protocol::kProtocolVersion;
@@ -339,18 +406,77 @@ Reply DaemonSession::status(const protocol::StatusRequest&) {
         static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
                                        std::chrono::steady_clock::now() - services_.started)
                                        .count());
-    reply.sessions =
-        static_cast<std::uint32_t>(services_.session_count ? services_.session_count() : 0);
-    auto pools = services_.store.pools_in_use();
-    reply.pools_in_use = static_cast<std::uint32_t>(pools.size());
-    // Names only of the pools in the asker's own directory: other clients' names are theirs.
-    const std::string& directory = services_.store.directory_for(peer_.identity);
-    for (const auto& entry : pools) {
-        if (entry.directory == directory && reply.pool_sets.size() < protocol::kMaxStatusPools)
-            reply.pool_sets.push_back(entry.name);
-    }
-    std::sort(reply.pool_sets.begin(), reply.pool_sets.end());
+    auto count = [](const std::function<std::size_t()>& counter) {
+        return static_cast<std::uint32_t>(counter ? counter() : 0);
+    };
+    reply.sessions = count(services_.session_count);
+    reply.pools_in_use = static_cast<std::uint32_t>(services_.store.pools_in_use().size());
+    reply.max_sessions = services_.config.max_sessions;
+    reply.max_sessions_per_client = effective_max_sessions_per_client(services_.config);
+    reply.pending_connections = count(services_.pending_count);
+    reply.max_pending_connections = services_.config.max_pending_connections;
+    reply.workers = count(services_.worker_count);
+    // Other identities' pool set names and addresses are theirs, unless this is an admin.
+    reply.all_identities = sees_everything();
+    std::function<bool(std::string_view)> visible;
+    if (!reply.all_identities)
+        visible = [this](std::string_view identity) { return identity == peer_.identity; };
+    auto sessions = services_.directory.snapshot(visible).sessions;
+    reply.visible_sessions = static_cast<std::uint32_t>(sessions.size());
+    reply.first_session = std::min<std::uint32_t>(request.first_session, reply.visible_sessions);
+    const std::size_t end = std::min<std::size_t>(
+        sessions.size(), std::size_t{reply.first_session} + protocol::kMaxStatusSessions);
+    for (std::size_t i = reply.first_session; i < end; ++i)
+        reply.session_list.push_back(std::move(sessions[i]));
     return reply;
+}
+
+Reply DaemonSession::events(const protocol::EventsRequest& request) {
+    std::function<bool(const protocol::DaemonEvent&)> visible;
+    if (!sees_everything())
+        visible = [this](const protocol::DaemonEvent& event) {
+            return event.identity == peer_.identity;
+        };
+    return services_.events.after(request.after_sequence, protocol::kMaxEventsPerReply, visible);
+}
+
+Reply DaemonSession::resync_report(const protocol::ResyncReport& request) {
+    if (!pool_)
+        return protocol::ResyncReportReply{Status::invalid_request,
+                                           "this session has no pool open"};
+    const bool active = request.phase == protocol::ResyncPhase::started ||
+                        request.phase == protocol::ResyncPhase::progress;
+    listing_.set_resync(active, request.done_bytes, request.total_bytes);
+    protocol::EventKind kind = protocol::EventKind::resync_progress;
+    std::string reason;
+    switch (request.phase) {
+    case protocol::ResyncPhase::started:
+        kind = protocol::EventKind::resync_started;
+        break;
+    case protocol::ResyncPhase::progress: {
+        // A client decides how often it reports; the log keeps at most one a second of it.
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last_progress_event_ < std::chrono::seconds(1))
+            return protocol::ResyncReportReply{};
+        last_progress_event_ = now;
+        break;
+    }
+    case protocol::ResyncPhase::finished:
+        kind = protocol::EventKind::resync_finished;
+        break;
+    case protocol::ResyncPhase::failed:
+        kind = protocol::EventKind::resync_finished;
+        reason = "the initiator gave up; it retries or leaves the replica behind";
+        break;
+    }
+    spdlog::info("{}: resync of '{}' {}: {} of {} bytes", log_name_, escape_for_log(pool_->name()),
+                 protocol::name_of(request.phase), request.done_bytes, request.total_bytes);
+    protocol::DaemonEvent event = event_of(kind);
+    event.done_bytes = request.done_bytes;
+    event.total_bytes = request.total_bytes;
+    event.reason = std::move(reason);
+    services_.events.record(std::move(event));
+    return protocol::ResyncReportReply{};
 }
 
 Reply DaemonSession::digest(const protocol::DigestRequest& request) {
@@ -381,12 +507,27 @@ Result<void> DaemonSession::release(bool remove, CloseVerdict verdict) noexcept 
     if (!pool_)
         return {};
     std::string name = pool_->name();
+    const ReplicaRecord found = pool_->found();
     auto closed = services_.store.close(std::move(pool_), remove, verdict);
     if (!closed)
         spdlog::warn("{}: {}", log_name_, escape_for_log(closed.error().message()));
     else
         spdlog::info("{}: pool set '{}' {}", log_name_, escape_for_log(name),
                      remove ? "removed" : "closed");
+    if (!remove) {
+        auto after = state_after_close(verdict, found.state);
+        protocol::DaemonEvent event = event_of(protocol::EventKind::state_changed);
+        event.pool_set = clip(name, protocol::kMaxPoolSetNameLength);
+        event.has_state = true;
+        event.state = after.value_or(protocol::ReplicaState::inconsistent);
+        event.generation = found.generation;
+        event.reason = !closed ? "closed with an error: " + closed.error().message()
+                       : verdict == CloseVerdict::lost ? "the session ended uncleanly"
+                                                       : "closed";
+        event.reason = clip(event.reason, protocol::kMaxMessageLength);
+        services_.events.record(std::move(event));
+    }
+    listing_.clear_pool();
     return closed;
 }
 

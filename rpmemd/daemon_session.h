@@ -14,7 +14,9 @@
 #include "protocol/request.h"
 #include "rpmemd/config.h"
 #include "rpmemd/data_plane.h"
+#include "rpmemd/event_log.h"
 #include "rpmemd/pool_store.h"
+#include "rpmemd/session_directory.h"
 
 namespace rpmem::daemon {
 
@@ -23,7 +25,11 @@ struct SessionServices {
     const Config& config;
     PoolStore& store;
     DataPlaneFactory start_data_plane;          // start_fabric_target in the daemon
+    SessionDirectory& directory;                // status and metrics: every open session
+    EventLog& events;                           // rpmemctl events
     std::function<std::size_t()> session_count; // open control channels, for StatusRequest
+    std::function<std::size_t()> pending_count; // connections not yet past Hello
+    std::function<std::size_t()> worker_count;  // data-path worker processes running
     std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
     std::string software = "rpmemd"; // told in StatusReply
 };
@@ -60,6 +66,18 @@ private:
     protocol::Reply remove(const protocol::RemoveRequest& request);
     protocol::Reply status(const protocol::StatusRequest& request);
     protocol::Reply digest(const protocol::DigestRequest& request);
+    protocol::Reply events(const protocol::EventsRequest& request);
+    protocol::Reply resync_report(const protocol::ResyncReport& request);
+
+    // True when this session's identity may see every identity's sessions and events
+    // (admin-client); otherwise it sees its own.
+    bool sees_everything() const;
+    // An event about this session (its id, identity, peer and open pool set filled in).
+    protocol::DaemonEvent event_of(protocol::EventKind kind) const;
+    // An event about this session, recorded in the daemon's log.
+    void record(protocol::EventKind kind, std::string reason = {}) const;
+    void record_state(protocol::ReplicaState state, std::uint64_t generation,
+                      std::string reason) const;
 
     // Checks of a create/open that need neither the pool nor the fabric.
     Result<void> check_open_request(std::uint32_t lanes,
@@ -88,7 +106,9 @@ private:
     const SessionServices& services_;
     const channel::PeerInfo peer_;
     const std::string log_name_;
-    Ender end_;                             // ends the channel when the data plane is lost
+    Ender end_;                         // ends the channel when the data plane is lost
+    SessionDirectory::Listing listing_; // this session's row in status
+    std::chrono::steady_clock::time_point last_progress_event_{}; // resync_progress rate limit
     std::unique_ptr<OpenPool> pool_;        // parent: declared before the data plane using it
     std::unique_ptr<DataPlane> data_plane_; // child: destroyed (and stopped) first
 };

@@ -134,11 +134,15 @@ int serve(const Config& config) {
     // Declared before the daemon: its sessions' data planes live in these workers.
     WorkerPool workers(std::move(*launch));
     auto daemon = Daemon::start(
-        config, [&workers](const DataPlaneRequest& request) { return workers.start(request); });
+        config, [&workers](const DataPlaneRequest& request) { return workers.start(request); },
+        [&workers] { return workers.worker_count(); });
     if (!daemon)
         return report(daemon.error());
-    if (!config.port_file.empty()) {
-        if (auto written = write_port_file(config.port_file, (*daemon)->port()); !written)
+    for (auto [path, port] : {std::pair{&config.port_file, (*daemon)->port()},
+                              std::pair{&config.metrics_port_file, (*daemon)->metrics_port()}}) {
+        if (path->empty())
+            continue;
+        if (auto written = write_port_file(*path, port); !written)
             return report(written.error());
     }
     if (!notify_systemd(notify_socket, "READY=1"))

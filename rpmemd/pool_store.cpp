@@ -211,24 +211,27 @@ Result<void> PoolStore::set_attributes(OpenPool& pool, const PoolAttributes& att
     return {};
 }
 
+std::optional<protocol::ReplicaState> state_after_close(CloseVerdict verdict,
+                                                        protocol::ReplicaState found) noexcept {
+    switch (verdict) {
+    case CloseVerdict::lost:
+        return std::nullopt;
+    case CloseVerdict::in_sync:
+        return protocol::ReplicaState::consistent;
+    case CloseVerdict::behind:
+        return protocol::ReplicaState::outdated;
+    case CloseVerdict::untouched:
+        return found;
+    }
+    return std::nullopt;
+}
+
 Result<void> PoolStore::close(std::unique_ptr<OpenPool> pool, bool remove, CloseVerdict verdict) {
     const std::string context = fmt::format("closing pool set '{}'", escape_for_log(pool->name()));
     Result<void> outcome;
     // The state before the parts go, so a crash in between leaves the careful answer.
-    std::optional<protocol::ReplicaState> after;
-    switch (verdict) {
-    case CloseVerdict::lost:
-        break;
-    case CloseVerdict::in_sync:
-        after = protocol::ReplicaState::consistent;
-        break;
-    case CloseVerdict::behind:
-        after = protocol::ReplicaState::outdated;
-        break;
-    case CloseVerdict::untouched:
-        after = pool->found_.state;
-        break;
-    }
+    const std::optional<protocol::ReplicaState> after =
+        state_after_close(verdict, pool->found_.state);
     if (remove) {
         if (auto removed = pool->state_file_.remove(); !removed)
             outcome = fail(annotate(std::move(removed.error()), Status::fatal, context));

@@ -38,6 +38,11 @@ enum class CloseVerdict {
     untouched, // the session wrote nothing: the state it was opened in
 };
 
+// The state a close with `verdict` records for a replica found in state `found`; nothing for
+// lost (the state file keeps saying inconsistent, as it has since the open).
+std::optional<protocol::ReplicaState> state_after_close(CloseVerdict verdict,
+                                                        protocol::ReplicaState found) noexcept;
+
 // A pool opened or created by one session: the part files mapped and locked, the attributes
 // its headers hold, and the daemon-wide reservation of its set. Made by PoolStore; owned by the
 // session. Destroying it unmaps and unlocks the parts first and then releases the

@@ -76,6 +76,10 @@ public:
     void stop();
     std::uint16_t port() const noexcept { return port_; }
     std::size_t session_count() const { return active_sessions_.load(); }
+    std::size_t pending_count() const {
+        std::lock_guard lock(mutex_);
+        return pending_.size();
+    }
 
 private:
     // A connection accepted and not yet past Hello.
@@ -115,7 +119,7 @@ private:
     std::atomic<std::uint64_t> next_session_id_{1};
     std::uint16_t port_ = 0;
 
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     std::condition_variable finished_;
     std::map<std::uint64_t, std::weak_ptr<ServerSession>> sessions_; // guarded by mutex_
     bool stopping_ = false;                                          // guarded by mutex_
@@ -454,6 +458,10 @@ Result<std::unique_ptr<Server>> Server::start(ServerConfig config, SessionFactor
 
 std::uint16_t Server::port() const noexcept {
     return impl_->port();
+}
+
+std::size_t Server::pending_count() const {
+    return impl_->pending_count();
 }
 
 std::size_t Server::session_count() const {

@@ -77,6 +77,8 @@ public:
 
     // Sessions past the Hello exchange and not yet closed.
     std::size_t session_count() const;
+    // Connections accepted and not yet past Hello.
+    std::size_t pending_count() const;
 
     // Stops accepting and ends every session; returns once every on_close has run and the
     // threads are joined (so it waits for handle() calls still running). Idempotent. Must not

@@ -20,6 +20,12 @@ struct PeerInfo {
     std::uint16_t port = 0;       // and TCP port
 };
 
+// "address:port" of `peer`, with the address in brackets when it is IPv6.
+inline std::string endpoint_text(const PeerInfo& peer) {
+    const bool v6 = peer.address.find(':') != std::string::npos;
+    return (v6 ? "[" + peer.address + "]" : peer.address) + ":" + std::to_string(peer.port);
+}
+
 // The daemon's half of one session: the Server calls handle() for each request in the order
 // they arrived, one at a time, and on_close() exactly once after the last handle(), when the
 // channel ends for any reason (close by the client, lost connection, heartbeat timeout, server

@@ -64,15 +64,46 @@ Result<void> remove(const Settings& settings, const Target& target, std::string_
     return {};
 }
 
+Result<protocol::StatusReply> status(channel::Client& control, const Target& target) {
+    const std::string step = fmt::format("asking {} for its status", target.to_string());
+    auto first =
+        channel::expect<protocol::StatusReply>(control.call(protocol::StatusRequest{}), step);
+    if (!first)
+        return fail(std::move(first.error()));
+    // The sessions come a page at a time; sessions opening or closing meanwhile shift the
+    // pages, so the list is a good view, not an atomic one.
+    protocol::StatusReply whole = std::move(*first);
+    while (whole.session_list.size() < whole.visible_sessions) {
+        auto page = channel::expect<protocol::StatusReply>(
+            control.call(
+                protocol::StatusRequest{static_cast<std::uint32_t>(whole.session_list.size())}),
+            step);
+        if (!page)
+            return fail(std::move(page.error()));
+        if (page->session_list.empty())
+            break;
+        whole.visible_sessions = page->visible_sessions;
+        for (auto& session : page->session_list)
+            whole.session_list.push_back(std::move(session));
+    }
+    whole.first_session = 0;
+    return whole;
+}
+
 Result<protocol::StatusReply> status(const Settings& settings, const Target& target) {
     auto control = connect_control(settings, target);
     if (!control)
         return fail(std::move(control.error()));
-    auto reply = channel::expect<protocol::StatusReply>(
-        (*control)->call(protocol::StatusRequest{}),
-        fmt::format("asking {} for its status", target.to_string()));
+    auto reply = status(**control, target);
     (*control)->close();
     return reply;
+}
+
+Result<protocol::EventsReply> events_after(channel::Client& control, const Target& target,
+                                           std::uint64_t after_sequence) {
+    return channel::expect<protocol::EventsReply>(
+        control.call(protocol::EventsRequest{after_sequence}),
+        fmt::format("asking {} for its events", target.to_string()));
 }
 
 } // namespace rpmem::client

@@ -31,7 +31,14 @@ struct RemoveOptions {
 Result<void> remove(const Settings& settings, const Target& target, std::string_view pool_set,
                     const RemoveOptions& options);
 
-// The daemon's status (version, sessions, pools in use).
+// The daemon's status (version, limits, the sessions this client may see: every page of them).
 Result<protocol::StatusReply> status(const Settings& settings, const Target& target);
+Result<protocol::StatusReply> status(channel::Client& control, const Target& target);
+
+// The daemon's events after `after_sequence` that this client may see (one EventsReply: ask
+// again after the last one received, or after newest_sequence when fewer than
+// kMaxEventsPerReply came).
+Result<protocol::EventsReply> events_after(channel::Client& control, const Target& target,
+                                           std::uint64_t after_sequence);
 
 } // namespace rpmem::client

@@ -187,8 +187,37 @@ void read_body(ByteReader& r, DigestRequest& m) {
         r.require(false, problem->field, problem->reason);
 }
 
-void write_body(ByteWriter&, const StatusRequest&) {}
-void read_body(ByteReader&, StatusRequest&) {}
+void write_body(ByteWriter& w, const StatusRequest& m) {
+    w.u32(m.first_session);
+}
+void read_body(ByteReader& r, StatusRequest& m) {
+    m.first_session = r.u32("first_session");
+}
+
+void write_body(ByteWriter& w, const EventsRequest& m) {
+    w.u64(m.after_sequence);
+}
+void read_body(ByteReader& r, EventsRequest& m) {
+    m.after_sequence = r.u64("after_sequence");
+}
+
+void write_body(ByteWriter& w, const ResyncReport& m) {
+    w.require(m.done_bytes <= m.total_bytes,
+              fmt::format("done_bytes {} exceed total_bytes {}", m.done_bytes, m.total_bytes));
+    w.u8(static_cast<std::uint8_t>(m.phase));
+    w.u64(m.done_bytes);
+    w.u64(m.total_bytes);
+}
+void read_body(ByteReader& r, ResyncReport& m) {
+    auto raw = r.u8("phase");
+    auto phase = resync_phase_from_wire(raw);
+    r.require(phase.has_value(), "phase", fmt::format("unknown phase {}", raw));
+    m.phase = phase.value_or(ResyncPhase::started);
+    m.done_bytes = r.u64("done_bytes");
+    m.total_bytes = r.u64("total_bytes");
+    r.require(m.done_bytes <= m.total_bytes, "done_bytes",
+              fmt::format("{} exceed total_bytes {}", m.done_bytes, m.total_bytes));
+}
 void write_body(ByteWriter&, const Ping&) {}
 void read_body(ByteReader&, Ping&) {}
 
@@ -272,6 +301,50 @@ void read_body(ByteReader& r, ErrorReply& m) {
     read_status(r, m);
 }
 
+void write_session_status(ByteWriter& w, const SessionStatus& m) {
+    w.u64(m.id);
+    w.string(m.identity, "session.identity", kMaxIdentityLength);
+    w.string(m.peer, "session.peer", kMaxPeerLength);
+    w.u64(m.connected_ms);
+    w.string(m.pool_set, "session.pool_set", kMaxPoolSetNameLength);
+    w.string(m.provider, "session.provider", kMaxProviderNameLength);
+    w.u8(static_cast<std::uint8_t>(m.persist_method));
+    w.string(m.method_reason, "session.method_reason", kMaxMessageLength);
+    w.u32(m.lanes);
+    w.u8(static_cast<std::uint8_t>(m.state));
+    w.u64(m.generation);
+    w.u64(m.persists);
+    w.u64(m.persisted_bytes);
+    w.u64(m.latency_p50_ns);
+    w.u64(m.latency_p99_ns);
+    w.boolean(m.resync_active);
+    w.u64(m.resync_done_bytes);
+    w.u64(m.resync_total_bytes);
+}
+
+SessionStatus read_session_status(ByteReader& r) {
+    SessionStatus m;
+    m.id = r.u64("session.id");
+    m.identity = r.string("session.identity", kMaxIdentityLength);
+    m.peer = r.string("session.peer", kMaxPeerLength);
+    m.connected_ms = r.u64("session.connected_ms");
+    m.pool_set = r.string("session.pool_set", kMaxPoolSetNameLength);
+    m.provider = r.string("session.provider", kMaxProviderNameLength);
+    m.persist_method = read_persist_method(r);
+    m.method_reason = r.string("session.method_reason", kMaxMessageLength);
+    m.lanes = r.u32("session.lanes");
+    m.state = read_replica_state(r);
+    m.generation = r.u64("session.generation");
+    m.persists = r.u64("session.persists");
+    m.persisted_bytes = r.u64("session.persisted_bytes");
+    m.latency_p50_ns = r.u64("session.latency_p50_ns");
+    m.latency_p99_ns = r.u64("session.latency_p99_ns");
+    m.resync_active = r.boolean("session.resync_active");
+    m.resync_done_bytes = r.u64("session.resync_done_bytes");
+    m.resync_total_bytes = r.u64("session.resync_total_bytes");
+    return m;
+}
+
 void write_body(ByteWriter& w, const StatusReply& m) {
     write_status(w, m.status, m.message);
     w.string(m.software, "software", kMaxSoftwareLength);
@@ -279,12 +352,20 @@ void write_body(ByteWriter& w, const StatusReply& m) {
     w.u64(m.uptime_seconds);
     w.u32(m.sessions);
     w.u32(m.pools_in_use);
-    w.require(m.pool_sets.size() <= kMaxStatusPools,
-              fmt::format("pool_sets has {} entries, the limit is {}", m.pool_sets.size(),
-                          kMaxStatusPools));
-    w.u16(static_cast<std::uint16_t>(std::min(m.pool_sets.size(), kMaxStatusPools)));
-    for (const auto& name : m.pool_sets)
-        w.string(name, "pool_sets entry", kMaxPoolSetNameLength);
+    w.u32(m.max_sessions);
+    w.u32(m.max_sessions_per_client);
+    w.u32(m.pending_connections);
+    w.u32(m.max_pending_connections);
+    w.u32(m.workers);
+    w.boolean(m.all_identities);
+    w.u32(m.visible_sessions);
+    w.u32(m.first_session);
+    w.require(m.session_list.size() <= kMaxStatusSessions,
+              fmt::format("session_list has {} entries, the limit is {}", m.session_list.size(),
+                          kMaxStatusSessions));
+    w.u16(static_cast<std::uint16_t>(std::min(m.session_list.size(), kMaxStatusSessions)));
+    for (const auto& session : m.session_list)
+        write_session_status(w, session);
 }
 
 void read_body(ByteReader& r, StatusReply& m) {
@@ -294,14 +375,96 @@ void read_body(ByteReader& r, StatusReply& m) {
     m.uptime_seconds = r.u64("uptime_seconds");
     m.sessions = r.u32("sessions");
     m.pools_in_use = r.u32("pools_in_use");
-    auto count = r.u16("pool_sets count");
-    r.require(count <= kMaxStatusPools, "pool_sets count",
-              fmt::format("{} exceeds the limit of {}", count, kMaxStatusPools));
+    m.max_sessions = r.u32("max_sessions");
+    m.max_sessions_per_client = r.u32("max_sessions_per_client");
+    m.pending_connections = r.u32("pending_connections");
+    m.max_pending_connections = r.u32("max_pending_connections");
+    m.workers = r.u32("workers");
+    m.all_identities = r.boolean("all_identities");
+    m.visible_sessions = r.u32("visible_sessions");
+    m.first_session = r.u32("first_session");
+    auto count = r.u16("session_list count");
+    r.require(count <= kMaxStatusSessions, "session_list count",
+              fmt::format("{} exceeds the limit of {}", count, kMaxStatusSessions));
     if (r.failed())
         return;
-    m.pool_sets.reserve(count);
+    m.session_list.reserve(count);
     for (std::uint16_t i = 0; i < count && !r.failed(); ++i)
-        m.pool_sets.push_back(r.string("pool_sets entry", kMaxPoolSetNameLength));
+        m.session_list.push_back(read_session_status(r));
+}
+
+void write_daemon_event(ByteWriter& w, const DaemonEvent& m) {
+    w.u64(m.sequence);
+    w.u64(m.unix_time_ms);
+    w.u16(static_cast<std::uint16_t>(m.kind));
+    w.u64(m.session_id);
+    w.string(m.identity, "event.identity", kMaxIdentityLength);
+    w.string(m.peer, "event.peer", kMaxPeerLength);
+    w.string(m.pool_set, "event.pool_set", kMaxPoolSetNameLength);
+    w.boolean(m.has_state);
+    w.u8(m.has_state ? static_cast<std::uint8_t>(m.state) : 0);
+    w.u64(m.generation);
+    w.u64(m.done_bytes);
+    w.u64(m.total_bytes);
+    w.string(m.reason, "event.reason", kMaxMessageLength);
+}
+
+DaemonEvent read_daemon_event(ByteReader& r) {
+    DaemonEvent m;
+    m.sequence = r.u64("event.sequence");
+    m.unix_time_ms = r.u64("event.unix_time_ms");
+    auto raw_kind = r.u16("event.kind");
+    auto kind = event_kind_from_wire(raw_kind);
+    r.require(kind.has_value(), "event.kind", fmt::format("unknown kind {}", raw_kind));
+    m.kind = kind.value_or(EventKind::session_opened);
+    m.session_id = r.u64("event.session_id");
+    m.identity = r.string("event.identity", kMaxIdentityLength);
+    m.peer = r.string("event.peer", kMaxPeerLength);
+    m.pool_set = r.string("event.pool_set", kMaxPoolSetNameLength);
+    m.has_state = r.boolean("event.has_state");
+    if (m.has_state) {
+        m.state = read_replica_state(r);
+    } else {
+        r.require(r.u8("event.state") == 0, "event.state", "set without has_state");
+    }
+    m.generation = r.u64("event.generation");
+    m.done_bytes = r.u64("event.done_bytes");
+    m.total_bytes = r.u64("event.total_bytes");
+    m.reason = r.string("event.reason", kMaxMessageLength);
+    return m;
+}
+
+void write_body(ByteWriter& w, const EventsReply& m) {
+    write_status(w, m.status, m.message);
+    w.u64(m.oldest_sequence);
+    w.u64(m.newest_sequence);
+    w.require(
+        m.events.size() <= kMaxEventsPerReply,
+        fmt::format("events has {} entries, the limit is {}", m.events.size(), kMaxEventsPerReply));
+    w.u16(static_cast<std::uint16_t>(std::min(m.events.size(), kMaxEventsPerReply)));
+    for (const auto& event : m.events)
+        write_daemon_event(w, event);
+}
+
+void read_body(ByteReader& r, EventsReply& m) {
+    read_status(r, m);
+    m.oldest_sequence = r.u64("oldest_sequence");
+    m.newest_sequence = r.u64("newest_sequence");
+    auto count = r.u16("events count");
+    r.require(count <= kMaxEventsPerReply, "events count",
+              fmt::format("{} exceeds the limit of {}", count, kMaxEventsPerReply));
+    if (r.failed())
+        return;
+    m.events.reserve(count);
+    for (std::uint16_t i = 0; i < count && !r.failed(); ++i)
+        m.events.push_back(read_daemon_event(r));
+}
+
+void write_body(ByteWriter& w, const ResyncReportReply& m) {
+    write_status_only(w, m);
+}
+void read_body(ByteReader& r, ResyncReportReply& m) {
+    read_status(r, m);
 }
 
 void write_body(ByteWriter& w, const DigestReply& m) {
@@ -431,6 +594,10 @@ Result<Request> decode_request(const FrameHeader& header, std::span<const std::u
         return decode_as<Ping, Request>(body);
     case MessageType::digest:
         return decode_as<DigestRequest, Request>(body);
+    case MessageType::events:
+        return decode_as<EventsRequest, Request>(body);
+    case MessageType::resync_report:
+        return decode_as<ResyncReport, Request>(body);
     default:
         return bad_message(fmt::format("{} is not a request", name_of(header.type)));
     }
@@ -460,6 +627,10 @@ Result<Reply> decode_reply(const FrameHeader& header, std::span<const std::uint8
         return decode_as<ErrorReply, Reply>(body);
     case MessageType::digest_reply:
         return decode_as<DigestReply, Reply>(body);
+    case MessageType::events_reply:
+        return decode_as<EventsReply, Reply>(body);
+    case MessageType::resync_report_reply:
+        return decode_as<ResyncReportReply, Reply>(body);
     default:
         return bad_message(fmt::format("{} is not a reply", name_of(header.type)));
     }

@@ -20,6 +20,13 @@ constexpr std::size_t kDataPathSize = string_size(kMaxProviderNameLength) +
                                       string_size(kMaxHostLength) + 2 + 8 + 8 + 1 + 4 + 1 + 4 + 8 +
                                       kTokenSize;
 constexpr std::size_t kPoolRequestSize = string_size(kMaxPoolSetNameLength) + 8 + 4 + 1 + 1;
+constexpr std::size_t kSessionStatusSize =
+    8 + string_size(kMaxIdentityLength) + string_size(kMaxPeerLength) + 8 +
+    string_size(kMaxPoolSetNameLength) + string_size(kMaxProviderNameLength) + 1 +
+    string_size(kMaxMessageLength) + 4 + 1 + 8 + 8 * 4 + 1 + 8 * 2;
+constexpr std::size_t kDaemonEventSize =
+    8 + 8 + 2 + 8 + string_size(kMaxIdentityLength) + string_size(kMaxPeerLength) +
+    string_size(kMaxPoolSetNameLength) + 1 + 1 + 8 + 8 + 8 + string_size(kMaxMessageLength);
 
 constexpr std::size_t body_limit(MessageType type) noexcept {
     switch (type) {
@@ -42,9 +49,17 @@ constexpr std::size_t body_limit(MessageType type) noexcept {
         return kAttributesSize;
     case MessageType::remove:
         return string_size(kMaxPoolSetNameLength) + 4;
+    case MessageType::status:
+        return 4;
     case MessageType::status_reply:
-        return kStatusSize + string_size(kMaxSoftwareLength) + 2 + 8 + 4 + 4 + 2 +
-               kMaxStatusPools * string_size(kMaxPoolSetNameLength);
+        return kStatusSize + string_size(kMaxSoftwareLength) + 2 + 8 + 4 * 7 + 1 + 4 + 4 + 2 +
+               kMaxStatusSessions * kSessionStatusSize;
+    case MessageType::events:
+        return 8;
+    case MessageType::events_reply:
+        return kStatusSize + 8 + 8 + 2 + kMaxEventsPerReply * kDaemonEventSize;
+    case MessageType::resync_report:
+        return 1 + 8 + 8;
     case MessageType::digest:
         return 8 + 8 + 4;
     case MessageType::digest_reply:
@@ -53,8 +68,8 @@ constexpr std::size_t body_limit(MessageType type) noexcept {
     case MessageType::set_attr_reply:
     case MessageType::remove_reply:
     case MessageType::error_reply:
+    case MessageType::resync_report_reply:
         return kStatusSize;
-    case MessageType::status:
     case MessageType::ping:
     case MessageType::pong:
         return 0;
@@ -66,11 +81,12 @@ constexpr std::size_t body_limit(MessageType type) noexcept {
 // limit.
 static_assert(kFrameHeaderSize + body_limit(MessageType::status_reply) <= kMaxFrameSize);
 static_assert(kFrameHeaderSize + body_limit(MessageType::digest_reply) <= kMaxFrameSize);
+static_assert(kFrameHeaderSize + body_limit(MessageType::events_reply) <= kMaxFrameSize);
 
 } // namespace
 
 std::optional<MessageType> message_type_from_wire(std::uint16_t value) noexcept {
-    if ((value >= 1 && value <= 16) || (value >= 18 && value <= 20))
+    if ((value >= 1 && value <= 16) || (value >= 18 && value <= 20) || (value >= 29 && value <= 32))
         return static_cast<MessageType>(value);
     return std::nullopt;
 }
@@ -129,6 +145,14 @@ std::string_view name_of(MessageType type) noexcept {
         return "digest";
     case MessageType::digest_reply:
         return "digest_reply";
+    case MessageType::events:
+        return "events";
+    case MessageType::events_reply:
+        return "events_reply";
+    case MessageType::resync_report:
+        return "resync_report";
+    case MessageType::resync_report_reply:
+        return "resync_report_reply";
     }
     return "unknown";
 }

@@ -30,6 +30,10 @@ enum class MessageType : std::uint16_t {
     error_reply = 18,
     digest = 19,
     digest_reply = 20,
+    events = 29,
+    events_reply = 30,
+    resync_report = 31,
+    resync_report_reply = 32,
 };
 
 // The MessageType with this wire value, or nothing for an unknown value.

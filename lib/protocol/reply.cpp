@@ -55,6 +55,10 @@ Reply failure_reply(MessageType request, Status status, std::string message) {
         return fill(StatusReply{});
     case MessageType::digest:
         return fill(DigestReply{});
+    case MessageType::events:
+        return fill(EventsReply{});
+    case MessageType::resync_report:
+        return fill(ResyncReportReply{});
     default:
         return fill(ErrorReply{});
     }

@@ -8,10 +8,12 @@
 #include <vector>
 
 #include "base/pool_attributes.h"
+#include "protocol/daemon_event.h"
 #include "protocol/data_path.h"
 #include "protocol/message_type.h"
 #include "protocol/preferences.h"
 #include "protocol/replica_state.h"
+#include "protocol/session_status.h"
 #include "protocol/status.h"
 
 namespace rpmem::protocol {
@@ -83,6 +85,8 @@ struct RemoveReply {
     friend bool operator==(const RemoveReply&, const RemoveReply&) = default;
 };
 
+// The daemon as a whole, then a page of the sessions the asking client may see: every session
+// for an identity the daemon's admin-client list names, else that identity's own.
 struct StatusReply {
     static constexpr MessageType kType = MessageType::status_reply;
     Status status = Status::ok;
@@ -90,11 +94,42 @@ struct StatusReply {
     std::string software;
     std::uint16_t protocol_version = 0;
     std::uint64_t uptime_seconds = 0;
-    std::uint32_t sessions = 0;         // open control channels
-    std::uint32_t pools_in_use = 0;     // all of them, even when the list below is cut short
-    std::vector<std::string> pool_sets; // at most kMaxStatusPools of the pools in use
+    std::uint32_t sessions = 0;     // open control channels, of every identity
+    std::uint32_t pools_in_use = 0; // of every identity
+    std::uint32_t max_sessions = 0;
+    std::uint32_t max_sessions_per_client = 0;
+    std::uint32_t pending_connections = 0; // accepted, not yet through TLS and Hello
+    std::uint32_t max_pending_connections = 0;
+    std::uint32_t workers = 0;          // data-path worker processes running
+    bool all_identities = false;        // the list covers every identity, not only the caller's
+    std::uint32_t visible_sessions = 0; // the sessions the caller may see, in all pages
+    std::uint32_t first_session = 0;    // the index of session_list[0] among them
+    std::vector<SessionStatus> session_list; // at most kMaxStatusSessions
 
     friend bool operator==(const StatusReply&, const StatusReply&) = default;
+};
+
+// The answer to EventsRequest: events in sequence order (at most kMaxEventsPerReply), and the
+// range the daemon still keeps (it keeps the newest kEventLogCapacity), so that a reader
+// notices what it missed: `oldest_sequence` above the one it asked after means events were
+// dropped in between.
+struct EventsReply {
+    static constexpr MessageType kType = MessageType::events_reply;
+    Status status = Status::ok;
+    std::string message;
+    std::uint64_t oldest_sequence = 0; // 0: no event yet
+    std::uint64_t newest_sequence = 0;
+    std::vector<DaemonEvent> events;
+
+    friend bool operator==(const EventsReply&, const EventsReply&) = default;
+};
+
+struct ResyncReportReply {
+    static constexpr MessageType kType = MessageType::resync_report_reply;
+    Status status = Status::ok;
+    std::string message;
+
+    friend bool operator==(const ResyncReportReply&, const ResyncReportReply&) = default;
 };
 
 struct Pong {
@@ -124,8 +159,9 @@ struct DigestReply {
     friend bool operator==(const DigestReply&, const DigestReply&) = default;
 };
 
-using Reply = std::variant<HelloReply, CreateReply, OpenReply, CloseReply, SetAttrReply,
-                           RemoveReply, StatusReply, Pong, ErrorReply, DigestReply>;
+using Reply =
+    std::variant<HelloReply, CreateReply, OpenReply, CloseReply, SetAttrReply, RemoveReply,
+                 StatusReply, Pong, ErrorReply, DigestReply, EventsReply, ResyncReportReply>;
 
 MessageType type_of(const Reply& reply) noexcept;
 

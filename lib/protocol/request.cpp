@@ -11,6 +11,27 @@
 
 namespace rpmem::protocol {
 
+std::optional<ResyncPhase> resync_phase_from_wire(std::uint8_t value) noexcept {
+    if (value >= static_cast<std::uint8_t>(ResyncPhase::started) &&
+        value <= static_cast<std::uint8_t>(ResyncPhase::failed))
+        return static_cast<ResyncPhase>(value);
+    return std::nullopt;
+}
+
+std::string_view name_of(ResyncPhase phase) noexcept {
+    switch (phase) {
+    case ResyncPhase::started:
+        return "started";
+    case ResyncPhase::progress:
+        return "progress";
+    case ResyncPhase::finished:
+        return "finished";
+    case ResyncPhase::failed:
+        return "failed";
+    }
+    return "unknown";
+}
+
 MessageType type_of(const Request& request) noexcept {
     return std::visit([](const auto& message) { return message.kType; }, request);
 }

@@ -90,11 +90,44 @@ struct RemoveRequest {
     friend bool operator==(const RemoveRequest&, const RemoveRequest&) = default;
 };
 
-// Ask the daemon how it is doing.
+// Ask the daemon how it is doing, and about its sessions from the `first_session`th on (the
+// reply lists at most kMaxStatusSessions; rpmemctl asks again for the rest).
 struct StatusRequest {
     static constexpr MessageType kType = MessageType::status;
+    std::uint32_t first_session = 0;
 
     friend bool operator==(const StatusRequest&, const StatusRequest&) = default;
+};
+
+// The daemon's events after `after_sequence` (0: from the oldest it still keeps), at most
+// kMaxEventsPerReply of them; rpmemctl events asks again with the last sequence it got.
+struct EventsRequest {
+    static constexpr MessageType kType = MessageType::events;
+    std::uint64_t after_sequence = 0;
+
+    friend bool operator==(const EventsRequest&, const EventsRequest&) = default;
+};
+
+// How far the initiator got bringing this session's replica up to date (consistency on open,
+// a resync after a reconnect), so that rpmemd's status, events and metrics can show it. Sent
+// on the session that has the pool open: started, then progress at intervals, then finished or
+// failed. Informational: the replica's recorded state is decided by open and close alone.
+enum class ResyncPhase : std::uint8_t {
+    started = 1,
+    progress = 2,
+    finished = 3,
+    failed = 4,
+};
+std::optional<ResyncPhase> resync_phase_from_wire(std::uint8_t value) noexcept;
+std::string_view name_of(ResyncPhase phase) noexcept;
+
+struct ResyncReport {
+    static constexpr MessageType kType = MessageType::resync_report;
+    ResyncPhase phase = ResyncPhase::started;
+    std::uint64_t done_bytes = 0;
+    std::uint64_t total_bytes = 0; // done_bytes <= total_bytes
+
+    friend bool operator==(const ResyncReport&, const ResyncReport&) = default;
 };
 
 // Heartbeat; answered with Pong at any time, also while another request is being served.
@@ -117,8 +150,9 @@ struct DigestRequest {
     friend bool operator==(const DigestRequest&, const DigestRequest&) = default;
 };
 
-using Request = std::variant<Hello, CreateRequest, OpenRequest, CloseRequest, SetAttrRequest,
-                             RemoveRequest, StatusRequest, Ping, DigestRequest>;
+using Request =
+    std::variant<Hello, CreateRequest, OpenRequest, CloseRequest, SetAttrRequest, RemoveRequest,
+                 StatusRequest, Ping, DigestRequest, EventsRequest, ResyncReport>;
 
 MessageType type_of(const Request& request) noexcept;
 

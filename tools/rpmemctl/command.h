@@ -58,6 +58,10 @@ int run_init_command(std::span<const std::string_view> args, std::ostream& out, 
 int run_status_command(std::span<const std::string_view> args, std::ostream& out,
                        std::ostream& err);
 
+// `rpmemctl events ...` (events_command.cpp).
+int run_events_command(std::span<const std::string_view> args, std::ostream& out,
+                       std::ostream& err);
+
 // `rpmemctl create ...` (create_command.cpp).
 int run_create_command(std::span<const std::string_view> args, std::ostream& out,
                        std::ostream& err);

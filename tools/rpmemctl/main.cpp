@@ -14,8 +14,10 @@ using rpmem::tools::Command;
 constexpr std::array kCommands{
     Command{"init", "make a CA, server and client certificates (init DIR)",
             &rpmem::tools::run_init_command},
-    Command{"status", "ask a running rpmemd how it is doing (status TARGET)",
+    Command{"status", "ask a running rpmemd how it is doing (status TARGET [--json])",
             &rpmem::tools::run_status_command},
+    Command{"events", "follow rpmemd's events as JSON lines (events TARGET [--history] [--once])",
+            &rpmem::tools::run_events_command},
     Command{"create", "create a pool on rpmemd (create TARGET SET [--signature SIG])",
             &rpmem::tools::run_create_command},
     Command{"info", "size and attributes of a pool on rpmemd (info TARGET SET)",

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// `rpmemctl status TARGET [--json]`: asks a running rpmemd how it is doing (version, protocol,
-// uptime, sessions, the pools in use in the caller's pool set directory).
+// `rpmemctl status TARGET [--json]`: asks a running rpmemd how it is doing: the daemon (version,
+// uptime, sessions and limits, pending connections, workers) and each session the caller may
+// see (identity, pool set, data path and why, replica state and generation, resync progress,
+// what it persisted and how fast, time connected). The JSON form is documented in the README
+// ("rpmemctl status --json") and kept stable: fields are added, never renamed.
 #include <string>
+
+#include <fmt/format.h>
 
 #include "client/control.h"
 #include "command.h"
-#include "json_writer.h"
 #include "remote_target.h"
+#include "status_json.h"
 
 namespace rpmem::tools {
 
@@ -16,9 +21,61 @@ constexpr std::string_view kUsage =
     "usage: rpmemctl status [user@]HOST[:PORT] [--json]\n"
     "\n"
     "Connects to rpmemd over mutual TLS (RPMEM_TLS_CA, RPMEM_TLS_CERT, RPMEM_TLS_KEY or the\n"
-    "client config file) and prints its version, uptime, sessions and pools in use.\n"
+    "client config file) and prints its version, uptime, limits and workers, and each session\n"
+    "you may see: your identity's, or every identity's when rpmemd's admin-client names you.\n"
+    "\n"
+    "  --json   one JSON document (its fields are listed in the README)\n"
     "\n"
     "Exit status: 0 done, 1 failed, 2 usage error.\n";
+
+std::string duration_text(std::uint64_t ms) {
+    const std::uint64_t s = ms / 1000;
+    if (s < 60)
+        return fmt::format("{}.{}s", s, (ms % 1000) / 100);
+    if (s < 3600)
+        return fmt::format("{}m{:02}s", s / 60, s % 60);
+    return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
+}
+
+std::string latency_text(std::uint64_t ns) {
+    return ns < 1'000'000 ? fmt::format("{}us", ns / 1000) : fmt::format("{}ms", ns / 1'000'000);
+}
+
+void print_text(std::ostream& out, const Target& target, const protocol::StatusReply& status) {
+    out << fmt::format("{}: {}, protocol {}, up {}\n", target.to_string(), status.software,
+                       status.protocol_version, duration_text(status.uptime_seconds * 1000));
+    out << fmt::format("  sessions: {} of {} ({} per client), pending connections: {} of {}, "
+                       "workers: {}, pools in use: {}\n",
+                       status.sessions, status.max_sessions, status.max_sessions_per_client,
+                       status.pending_connections, status.max_pending_connections, status.workers,
+                       status.pools_in_use);
+    out << fmt::format("  {} session{}{}\n", status.session_list.size(),
+                       status.session_list.size() == 1 ? "" : "s",
+                       status.all_identities ? " (every identity)" : " (your identity's)");
+    for (const auto& session : status.session_list) {
+        out << fmt::format("  session {} {}@{}, connected {}\n", session.id, session.identity,
+                           session.peer, duration_text(session.connected_ms));
+        if (session.pool_set.empty()) {
+            out << "    no pool open\n";
+            continue;
+        }
+        out << fmt::format("    pool set {}: {} at generation {}\n", session.pool_set,
+                           protocol::name_of(session.state), session.generation);
+        out << fmt::format("    {} over {}, {} lane{}: {}\n",
+                           protocol::name_of(session.persist_method), session.provider,
+                           session.lanes, session.lanes == 1 ? "" : "s", session.method_reason);
+        out << fmt::format("    persisted {} bytes in {} messages", session.persisted_bytes,
+                           session.persists);
+        if (session.persists > 0)
+            out << fmt::format(", service time p50 <= {}, p99 <= {}",
+                               latency_text(session.latency_p50_ns),
+                               latency_text(session.latency_p99_ns));
+        out << "\n";
+        if (session.resync_active)
+            out << fmt::format("    resync: {} of {} bytes\n", session.resync_done_bytes,
+                               session.resync_total_bytes);
+    }
+}
 
 } // namespace
 
@@ -52,29 +109,10 @@ int run_status_command(std::span<const std::string_view> args, std::ostream& out
         err << "rpmemctl status: " << status.error().message() << "\n";
         return kExitFailure;
     }
-    if (json) {
-        JsonWriter writer;
-        writer.begin_object();
-        writer.key("target").value(remote->target.to_string());
-        writer.key("software").value(status->software);
-        writer.key("protocol_version").value(std::uint64_t{status->protocol_version});
-        writer.key("uptime_seconds").value(status->uptime_seconds);
-        writer.key("sessions").value(std::uint64_t{status->sessions});
-        writer.key("pools_in_use").value(std::uint64_t{status->pools_in_use});
-        writer.key("pool_sets").begin_array();
-        for (const auto& name : status->pool_sets)
-            writer.value(name);
-        writer.end_array();
-        writer.end_object();
-        out << writer.text() << "\n";
-        return kExitOk;
-    }
-    out << remote->target.to_string() << ": " << status->software << ", protocol "
-        << status->protocol_version << ", up " << status->uptime_seconds << " s\n"
-        << "  sessions: " << status->sessions << "\n"
-        << "  pools in use: " << status->pools_in_use << "\n";
-    for (const auto& name : status->pool_sets)
-        out << "    " << name << "\n";
+    if (json)
+        out << json_text(status_json(remote->target, *status)) << "\n";
+    else
+        print_text(out, remote->target, *status);
     return kExitOk;
 }
 

@@ -71,8 +71,43 @@ int main(int argc, char** argv) {
                                protocol::PersistMethod::commit};
     protocol::HelloReply hello_reply{protocol::Status::ok, "", 1,    3,
                                      "rpmemd 0.1.0",       7,  5000, "alice"};
-    protocol::StatusReply status_reply{protocol::Status::ok, "", "rpmemd 0.1.0", 1, 60, 2, 2,
-                                       {"a.set", "b/c.set"}};
+    protocol::StatusReply status_reply;
+    status_reply.software = "rpmemd 0.1.0";
+    status_reply.protocol_version = 2;
+    status_reply.uptime_seconds = 60;
+    status_reply.sessions = 2;
+    status_reply.pools_in_use = 1;
+    status_reply.max_sessions = 64;
+    status_reply.visible_sessions = 2;
+    protocol::SessionStatus session;
+    session.id = 3;
+    session.identity = "alice";
+    session.peer = "127.0.0.1:40000";
+    session.pool_set = "b/c.set";
+    session.provider = "tcp";
+    session.persist_method = protocol::PersistMethod::gpspm;
+    session.method_reason = "the only method allowed";
+    session.lanes = 2;
+    session.state = protocol::ReplicaState::inconsistent;
+    session.generation = 1;
+    status_reply.session_list = {session, protocol::SessionStatus{}};
+    protocol::EventsReply events_reply;
+    events_reply.oldest_sequence = 1;
+    events_reply.newest_sequence = 2;
+    protocol::DaemonEvent opened;
+    opened.sequence = 1;
+    opened.kind = protocol::EventKind::session_opened;
+    opened.session_id = 3;
+    opened.identity = "alice";
+    protocol::DaemonEvent changed = opened;
+    changed.sequence = 2;
+    changed.kind = protocol::EventKind::state_changed;
+    changed.pool_set = "b/c.set";
+    changed.has_state = true;
+    changed.state = protocol::ReplicaState::consistent;
+    changed.generation = 1;
+    changed.reason = "closed";
+    events_reply.events = {opened, changed};
 
     bool ok =
         write_seed(dir, "hello", Request(protocol::Hello{1, 1, 3, "librpmem 0.1.0"})) &&
@@ -101,6 +136,11 @@ int main(int argc, char** argv) {
         write_seed(dir, "digest", Request(protocol::DigestRequest{4096, 3 << 20, 1 << 20})) &&
         write_seed(
             dir, "digest_reply",
-            Reply(protocol::DigestReply{{}, "", {0x2d06800538d394c2, 0x78af5f94892f3950, 1}}));
+            Reply(protocol::DigestReply{{}, "", {0x2d06800538d394c2, 0x78af5f94892f3950, 1}})) &&
+        write_seed(dir, "events", Request(protocol::EventsRequest{1})) &&
+        write_seed(dir, "events_reply", Reply(events_reply)) &&
+        write_seed(dir, "resync_report",
+                   Request(protocol::ResyncReport{protocol::ResyncPhase::progress, 4096, 8192})) &&
+        write_seed(dir, "resync_report_reply", Reply(protocol::ResyncReportReply{}));
     return ok ? 0 : 1;
 }

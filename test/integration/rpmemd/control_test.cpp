@@ -69,7 +69,8 @@ TEST_CASE("create, close, open, set_attr and remove round trips") {
     auto status = call_ok<protocol::StatusReply>(*client, protocol::StatusRequest{});
     CHECK(status.sessions == 1);
     CHECK(status.pools_in_use == 1);
-    CHECK(status.pool_sets == std::vector<std::string>{"pool.set"});
+    REQUIRE(status.session_list.size() == 1);
+    CHECK(status.session_list[0].pool_set == "pool.set");
     CHECK_THAT(status.software, Catch::StartsWith("rpmemd "));
 
     call_ok<protocol::CloseReply>(*client, protocol::CloseRequest{});

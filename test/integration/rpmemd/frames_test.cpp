@@ -40,7 +40,11 @@ struct Bystander {
             client->call(protocol::StatusRequest{}), "status");
         INFO((status ? std::string() : status.error().message()));
         REQUIRE(status);
-        CHECK(status->pool_sets == std::vector<std::string>{"bystander.set"});
+        std::vector<std::string> pool_sets;
+        for (const auto& session : status->session_list)
+            if (!session.pool_set.empty())
+                pool_sets.push_back(session.pool_set);
+        CHECK(pool_sets == std::vector<std::string>{"bystander.set"});
     }
 };
 

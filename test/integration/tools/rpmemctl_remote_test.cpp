@@ -153,7 +153,7 @@ TEST_CASE("rpmemctl status, create, info and remove against rpmemd") {
         CHECK_THAT(busy.err, Catch::Contains("in use"));
         auto listed = rpmemctl(host, {"status", target, "--json"});
         REQUIRE(listed.status == 0);
-        CHECK_THAT(listed.out, Catch::Contains("\"pool_sets\":[\"pool.set\"]"));
+        CHECK_THAT(listed.out, Catch::Contains("\"pool_set\":\"pool.set\""));
     }
     REQUIRE(host.wait_for_log("pool set 'pool.set' closed", closed + 1));
 

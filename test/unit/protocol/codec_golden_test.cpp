@@ -275,3 +275,25 @@ TEST_CASE("golden: digest reply with two digests, and a refused one") {
     refused.insert(refused.end(), refused_body.begin(), refused_body.end());
     check_reply(protocol::DigestReply{protocol::Status::invalid_request, "off", {}}, 7, refused);
 }
+
+TEST_CASE("golden: status request for a later page, events request, resync report") {
+    Bytes status = digest_header(0x0d, 3, 4);  // type 13 = status, request id 3, 4 bytes
+    Bytes status_body{0x10, 0x00, 0x00, 0x00}; // first_session 16
+    status.insert(status.end(), status_body.begin(), status_body.end());
+    check_request(protocol::StatusRequest{16}, 3, status);
+
+    Bytes events = digest_header(0x1d, 4, 8); // type 29 = events, request id 4, 8 bytes
+    Bytes events_body{0x2a, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}; // after sequence 298
+    events.insert(events.end(), events_body.begin(), events_body.end());
+    check_request(protocol::EventsRequest{298}, 4, events);
+
+    Bytes report = digest_header(0x1f, 6, 17); // type 31 = resync_report, request id 6
+    Bytes report_body{
+        0x02,                                           // phase progress
+        0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, // done 1 MiB
+        0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, // total 4 MiB
+    };
+    report.insert(report.end(), report_body.begin(), report_body.end());
+    check_request(protocol::ResyncReport{protocol::ResyncPhase::progress, 1 << 20, 4 << 20}, 6,
+                  report);
+}

@@ -183,13 +183,50 @@ TEST_CASE("bad strings are refused") {
 
 TEST_CASE("a list count over its limit is refused before anything is read") {
     protocol::StatusReply status;
-    status.pool_sets = {"a"};
     Bytes frame = frame_of(status);
-    // The count sits just before the single entry (u16 length 1 + 'a').
-    std::size_t count_at = frame.size() - 3 - 2;
-    REQUIRE(frame[count_at] == 1);
-    put16(frame, count_at, static_cast<std::uint16_t>(protocol::kMaxStatusPools + 1));
-    check_reply_refused(frame, "pool_sets count: 17 exceeds the limit of 16");
+    // The session count is the last field of a status reply without sessions.
+    std::size_t count_at = frame.size() - 2;
+    REQUIRE(frame[count_at] == 0);
+    put16(frame, count_at, static_cast<std::uint16_t>(protocol::kMaxStatusSessions + 1));
+    check_reply_refused(frame, "session_list count: 17 exceeds the limit of 16");
+
+    Bytes events = frame_of(protocol::EventsReply{});
+    put16(events, events.size() - 2, static_cast<std::uint16_t>(protocol::kMaxEventsPerReply + 1));
+    check_reply_refused(events, "events count: 17 exceeds the limit of 16");
+}
+
+TEST_CASE("event and resync fields with values the protocol does not define are refused") {
+    SECTION("an unknown event kind") {
+        protocol::EventsReply reply;
+        reply.events.push_back(protocol::DaemonEvent{});
+        Bytes frame = frame_of(reply);
+        // After the header, status (2 + 2), two u64 sequences, the u16 count, two u64s.
+        const std::size_t kind_at = protocol::kFrameHeaderSize + 4 + 16 + 2 + 16;
+        REQUIRE(frame[kind_at] == 1);
+        put16(frame, kind_at, 99);
+        check_reply_refused(frame, "event.kind: unknown kind 99");
+    }
+    SECTION("a state without has_state") {
+        protocol::EventsReply reply;
+        reply.events.push_back(protocol::DaemonEvent{});
+        Bytes frame = frame_of(reply);
+        // has_state and state follow the three empty strings (2 bytes each) after session_id.
+        const std::size_t state_at = protocol::kFrameHeaderSize + 4 + 16 + 2 + 16 + 2 + 8 + 6 + 1;
+        REQUIRE(frame[state_at] == 0);
+        frame[state_at] = 2;
+        check_reply_refused(frame, "event.state: set without has_state");
+    }
+    SECTION("an unknown resync phase") {
+        Bytes frame = frame_of(protocol::ResyncReport{});
+        frame[protocol::kFrameHeaderSize] = 9;
+        check_request_refused(frame, protocol::Status::bad_message, "phase: unknown phase 9");
+    }
+    SECTION("more done than total") {
+        Bytes frame = frame_of(protocol::ResyncReport{protocol::ResyncPhase::progress, 0, 0});
+        frame[protocol::kFrameHeaderSize + 1] = 1;
+        check_request_refused(frame, protocol::Status::bad_message,
+                              "done_bytes: 1 exceed total_bytes 0");
+    }
 }
 
 TEST_CASE("unknown enum values, booleans and flag bits are refused") {
@@ -255,11 +292,11 @@ TEST_CASE("the encoder refuses what the decoder would refuse") {
     CHECK(frame.error().message() == "encoding create: pool_set contains a NUL byte");
 
     protocol::StatusReply status;
-    status.pool_sets.assign(protocol::kMaxStatusPools + 1, "p");
+    status.session_list.assign(protocol::kMaxStatusSessions + 1, protocol::SessionStatus{});
     frame = protocol::encode(protocol::Reply(status), 1);
     REQUIRE_FALSE(frame);
     CHECK(frame.error().message() ==
-          "encoding status_reply: pool_sets has 17 entries, the limit is 16");
+          "encoding status_reply: session_list has 17 entries, the limit is 16");
 }
 
 namespace {

@@ -98,6 +98,10 @@ TEST_CASE("requests round-trip") {
     round_trip_request(protocol::RemoveRequest{"x.set", false, true});
     round_trip_request(protocol::RemoveRequest{"x.set", true, false});
     round_trip_request(protocol::StatusRequest{});
+    round_trip_request(protocol::StatusRequest{17});
+    round_trip_request(protocol::EventsRequest{~0ULL});
+    round_trip_request(protocol::ResyncReport{protocol::ResyncPhase::progress, 5, 9});
+    round_trip_request(protocol::ResyncReport{protocol::ResyncPhase::failed, 0, 0});
     round_trip_request(protocol::Ping{});
     round_trip_request(protocol::DigestRequest{4096, 128ULL << 20, 1 << 20});
     round_trip_request(protocol::DigestRequest{~0ULL - 4096, 4096, 4096});
@@ -141,22 +145,96 @@ TEST_CASE("replies round-trip") {
     status.uptime_seconds = 3600;
     status.sessions = 2;
     status.pools_in_use = 1;
-    status.pool_sets = {"a.set"};
+    status.max_sessions = 64;
+    status.max_sessions_per_client = 16;
+    status.pending_connections = 3;
+    status.max_pending_connections = 128;
+    status.workers = 2;
+    status.all_identities = true;
+    status.visible_sessions = 9;
+    status.first_session = 8;
+    protocol::SessionStatus session;
+    session.id = 5;
+    session.identity = "alice";
+    session.peer = "[::1]:4000";
+    session.connected_ms = 12345;
+    session.pool_set = "a.set";
+    session.provider = "tcp";
+    session.persist_method = protocol::PersistMethod::commit;
+    session.method_reason = "the provider offers FI_RMA_PMEM";
+    session.lanes = 4;
+    session.state = protocol::ReplicaState::outdated;
+    session.generation = 7;
+    session.persists = 100;
+    session.persisted_bytes = 6400;
+    session.latency_p50_ns = 10'000;
+    session.latency_p99_ns = 50'000;
+    session.resync_active = true;
+    session.resync_done_bytes = 1;
+    session.resync_total_bytes = 2;
+    status.session_list = {session, protocol::SessionStatus{}};
     round_trip_reply(status);
+
+    round_trip_reply(protocol::ResyncReportReply{protocol::Status::invalid_request, "no pool"});
+    protocol::EventsReply events;
+    events.oldest_sequence = 3;
+    events.newest_sequence = 40;
+    protocol::DaemonEvent event;
+    event.sequence = 4;
+    event.unix_time_ms = 1'700'000'000'000;
+    event.kind = protocol::EventKind::state_changed;
+    event.session_id = 5;
+    event.identity = "alice";
+    event.peer = "127.0.0.1:4000";
+    event.pool_set = "a.set";
+    event.has_state = true;
+    event.state = protocol::ReplicaState::consistent;
+    event.generation = 2;
+    event.reason = "closed";
+    protocol::DaemonEvent refused;
+    refused.kind = protocol::EventKind::refused;
+    refused.reason = "certificate verify failed";
+    events.events = {event, refused};
+    round_trip_reply(events);
 }
 
-TEST_CASE("the largest possible frame fits the frame limit and round-trips") {
+TEST_CASE("the largest possible frames fit the frame limit and round-trip") {
     protocol::StatusReply status;
     status.message = std::string(protocol::kMaxMessageLength, 'm');
     status.software = std::string(protocol::kMaxSoftwareLength, 's');
     status.pools_in_use = 1000;
-    for (std::size_t i = 0; i < protocol::kMaxStatusPools; ++i)
-        status.pool_sets.push_back(std::string(protocol::kMaxPoolSetNameLength, 'a' + i));
+    for (std::size_t i = 0; i < protocol::kMaxStatusSessions; ++i) {
+        protocol::SessionStatus session;
+        session.identity = std::string(protocol::kMaxIdentityLength, 'i');
+        session.peer = std::string(protocol::kMaxPeerLength, 'p');
+        session.pool_set = std::string(protocol::kMaxPoolSetNameLength, 'a' + i);
+        session.provider = std::string(protocol::kMaxProviderNameLength, 'v');
+        session.method_reason = std::string(protocol::kMaxMessageLength, 'r');
+        status.session_list.push_back(session);
+    }
     auto frame = protocol::encode(protocol::Reply(status), 1);
     REQUIRE(frame);
     CHECK(frame->size() == protocol::kFrameHeaderSize +
                                protocol::max_body_length(protocol::MessageType::status_reply));
+    CHECK(frame->size() <= protocol::kMaxFrameSize);
     round_trip_reply(status);
+
+    protocol::EventsReply events;
+    events.message = std::string(protocol::kMaxMessageLength, 'm');
+    for (std::size_t i = 0; i < protocol::kMaxEventsPerReply; ++i) {
+        protocol::DaemonEvent event;
+        event.identity = std::string(protocol::kMaxIdentityLength, 'i');
+        event.peer = std::string(protocol::kMaxPeerLength, 'p');
+        event.pool_set = std::string(protocol::kMaxPoolSetNameLength, 'a' + i);
+        event.reason = std::string(protocol::kMaxMessageLength, 'r');
+        events.events.push_back(event);
+    }
+    frame = protocol::encode(protocol::Reply(events), 1);
+    REQUIRE(frame);
+    CHECK(frame->size() == protocol::kFrameHeaderSize +
+                               protocol::max_body_length(protocol::MessageType::events_reply));
+    CHECK(frame->size() <= protocol::kMaxFrameSize);
+    round_trip_reply(events);
 }
 
 TEST_CASE("the per-type limit is exactly the size of the largest message of that type") {

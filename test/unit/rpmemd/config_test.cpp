@@ -135,7 +135,7 @@ TEST_CASE("bad lines and values are errors naming the file and line") {
     auto [text, expected] = GENERATE(
         Case{"poolset-dir = /x\nbogus\n", "my.conf:2: expected 'key = value', got 'bogus'"},
         Case{"\n\nfrobnicate = 1\n", "my.conf:3: unknown key 'frobnicate'"},
-        Case{"use-syslog = true\n", "my.conf:1: use-syslog: expected 'yes' or 'no', got 'true'"},
+        Case{"use-syslog = maybe\n", "my.conf:1: use-syslog: expected yes or no"},
         Case{"log-level = loud\n", "my.conf:1: log-level: expected one of err"},
         Case{"max-lanes = 0\n", "my.conf:1: max-lanes: expected a whole number from 1 to 1024"},
         Case{"max-lanes = 12x\n", "my.conf:1: max-lanes: expected a whole number"},
@@ -178,13 +178,13 @@ TEST_CASE("the command line: PMDK's options, modes and errors") {
         std::vector<const char*> args;
         const char* expected;
     };
-    auto [args, expected] =
-        GENERATE(Case{{"--bogus"}, "unknown option '--bogus'"}, Case{{"-x"}, "unknown option '-x'"},
-                 Case{{"stray"}, "unexpected argument 'stray'"},
-                 Case{{"--remove"}, "option '--remove' needs a value"},
-                 Case{{"--force"}, "--force and --pool-set go with --remove SET"},
-                 Case{{"--force=yes", "-r", "x"}, "option '--force' takes no value"},
-                 Case{{"--log-file", "a#b"}, "value may not contain '#'"});
+    auto [args, expected] = GENERATE(
+        Case{{"--bogus"}, "not expected: --bogus (see rpmemd --help)"},
+        Case{{"-x"}, "not expected: -x"}, Case{{"stray"}, "not expected: stray"},
+        Case{{"--remove"}, "--remove: 1 required"}, Case{{"--force"}, "--force requires --remove"},
+        Case{{"--pool-set", "-c", "x"}, "--pool-set requires --remove"},
+        Case{{"--force=yes", "-r", "x"}, "disallowed flag override"},
+        Case{{"--log-file", "a#b"}, "value may not contain '#'"});
     auto result = parse(args);
     REQUIRE_FALSE(result);
     CHECK_THAT(result.error().message(), Catch::Contains(expected));

@@ -86,6 +86,8 @@ struct Fixture {
     Config config;
     PlaneRecord record;
     std::optional<PoolStore> store;
+    SessionDirectory directory;
+    EventLog events{64};
     std::optional<SessionServices> services;
     std::uint64_t next_session = 1;
 
@@ -94,7 +96,8 @@ struct Fixture {
         config.max_lanes = 4;
         config.allowed_providers = {"tcp", "sockets"};
         store.emplace(config.poolset_dir, config.client_poolset_dirs, default_resolve_method());
-        services.emplace(SessionServices{config, *store, test_factory(record), [] { return 3; }});
+        services.emplace(SessionServices{config, *store, test_factory(record), directory, events,
+                                         [] { return 3; }});
         dir.write("sets/pool.set", test::pool_set_text(dir.path(), "pool", 2));
         dir.write("sets/bare.set", test::pool_set_text(dir.path(), "bare", 1, "2M", "NOHDRS"));
     }
@@ -338,7 +341,8 @@ TEST_CASE("set_attr, remove and status through a session") {
     CHECK(status.status == Status::ok);
     CHECK(status.sessions == 3);
     CHECK(status.pools_in_use == 1);
-    CHECK(status.pool_sets == std::vector<std::string>{"pool.set"});
+    REQUIRE(status.session_list.size() == 1);
+    CHECK(status.session_list[0].pool_set == "pool.set");
     CHECK(status.protocol_version == protocol::kProtocolVersion);
 
     auto other = f.session("bob");
@@ -430,4 +434,98 @@ TEST_CASE("digests of the open pool: its data only, within the pool, in bounded 
     CHECK(bad.status == Status::invalid_request);
     CHECK_THAT(bad.message, Catch::StartsWith(c.message));
     CHECK(bad.digests.empty());
+}
+
+TEST_CASE("status lists the asker's sessions, or every identity's for an admin client") {
+    Fixture f;
+    f.config.admin_clients = {"root-operator"};
+    auto alice = f.session("alice");
+    auto bob = f.session("bob");
+    REQUIRE(as<protocol::CreateReply>(alice->handle(create_request())).status == Status::ok);
+
+    auto mine = as<protocol::StatusReply>(bob->handle(protocol::StatusRequest{}));
+    CHECK_FALSE(mine.all_identities);
+    REQUIRE(mine.visible_sessions == 1);
+    REQUIRE(mine.session_list.size() == 1);
+    CHECK(mine.session_list[0].identity == "bob");
+    CHECK(mine.session_list[0].pool_set.empty());
+    CHECK(mine.max_sessions == f.config.max_sessions);
+
+    auto admin = f.session("root-operator");
+    auto all = as<protocol::StatusReply>(admin->handle(protocol::StatusRequest{}));
+    CHECK(all.all_identities);
+    REQUIRE(all.visible_sessions == 3);
+    REQUIRE(all.session_list.size() == 3);
+    const protocol::SessionStatus& first = all.session_list[0];
+    CHECK(first.identity == "alice");
+    CHECK(first.peer == "127.0.0.1:40000");
+    CHECK(first.pool_set == "pool.set");
+    CHECK(first.state == protocol::ReplicaState::inconsistent);
+    CHECK(first.generation == 1);
+    CHECK(first.lanes == 4);
+    CHECK(first.persist_method != protocol::PersistMethod::any);
+    CHECK_FALSE(first.method_reason.empty());
+
+    // Pages: the second one starts where asked and ends with the list.
+    auto page = as<protocol::StatusReply>(admin->handle(protocol::StatusRequest{2}));
+    CHECK(page.first_session == 2);
+    REQUIRE(page.session_list.size() == 1);
+    CHECK(page.session_list[0].identity == "root-operator");
+    auto beyond = as<protocol::StatusReply>(admin->handle(protocol::StatusRequest{99}));
+    CHECK(beyond.session_list.empty());
+    CHECK(beyond.first_session == 3);
+}
+
+TEST_CASE("sessions record their events: opened, state changes, closed, lost, refused, resync") {
+    Fixture f;
+    auto kinds_of = [&](std::string_view identity) {
+        std::vector<protocol::EventKind> kinds;
+        for (const auto& event : f.events.after(0, 64).events)
+            if (event.identity == identity)
+                kinds.push_back(event.kind);
+        return kinds;
+    };
+    {
+        auto alice = f.session("alice");
+        REQUIRE(as<protocol::CreateReply>(alice->handle(create_request())).status == Status::ok);
+        CHECK(as<protocol::ResyncReportReply>(
+                  alice->handle(protocol::ResyncReport{protocol::ResyncPhase::started, 0, 8192}))
+                  .status == Status::ok);
+        auto during = as<protocol::StatusReply>(alice->handle(protocol::StatusRequest{}));
+        REQUIRE(during.session_list.size() == 1);
+        CHECK(during.session_list[0].resync_active);
+        CHECK(during.session_list[0].resync_total_bytes == 8192);
+        alice->handle(protocol::ResyncReport{protocol::ResyncPhase::finished, 8192, 8192});
+        REQUIRE(
+            as<protocol::CloseReply>(alice->handle(protocol::CloseRequest{false, true})).status ==
+            Status::ok);
+        alice->on_close(Error(ECONNRESET, "the client hung up"));
+    }
+    using K = protocol::EventKind;
+    CHECK(kinds_of("alice") == std::vector<K>{K::session_opened, K::state_changed,
+                                              K::resync_started, K::resync_finished,
+                                              K::state_changed, K::session_closed});
+    auto alice_events = f.events.after(0, 64).events;
+    CHECK(alice_events[1].state == protocol::ReplicaState::inconsistent);
+    CHECK(alice_events[1].reason == "created");
+    CHECK(alice_events[4].has_state);
+    CHECK(alice_events[4].state == protocol::ReplicaState::consistent);
+    CHECK(alice_events[4].pool_set == "pool.set");
+
+    {
+        auto bob = f.session("bob");
+        REQUIRE(as<protocol::OpenReply>(bob->handle(open_request())).status == Status::ok);
+        auto refused = as<protocol::OpenReply>(bob->handle(open_request("missing.set")));
+        CHECK(refused.status != Status::ok);
+        bob->on_close(Error(ETIMEDOUT, "no heartbeat"));
+    }
+    CHECK(kinds_of("bob") == std::vector<K>{K::session_opened, K::state_changed, K::refused,
+                                            K::session_lost, K::state_changed});
+    auto last = f.events.after(0, 64).events.back();
+    CHECK(last.state == protocol::ReplicaState::inconsistent);
+    CHECK(last.reason == "the session ended uncleanly");
+    // A resync report needs a pool.
+    auto carol = f.session("carol");
+    CHECK(as<protocol::ResyncReportReply>(carol->handle(protocol::ResyncReport{})).status ==
+          Status::invalid_request);
 }
