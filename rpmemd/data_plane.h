@@ -14,6 +14,7 @@
 #include "poolset/pool_mapping.h"
 #include "protocol/preferences.h"
 #include "protocol/reply.h"
+#include "rpmemd/shared_counter_page.h"
 
 namespace rpmem::daemon {
 
@@ -42,6 +43,10 @@ struct DataPlaneRequest {
     // blocks (nanoseconds::max(): never blocks), and the CPU it is pinned to (-1: none).
     std::chrono::nanoseconds responder_spin = std::chrono::microseconds(200);
     int responder_cpu = -1;
+    // Where the data plane counts the persist messages it serves, for status and /metrics
+    // (null: not counted). Shared with the worker that serves the session; outlives the data
+    // plane.
+    std::shared_ptr<SharedCounterPage> counters;
 };
 
 // What the client needs to reach the data plane, and what the method choice needs to know.

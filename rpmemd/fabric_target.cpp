@@ -122,6 +122,7 @@ private:
         : name_(request.session_name)
         , token_(request.token)
         , pool_(std::move(pool))
+        , counters_(request.counters)
         , protected_prefix_(request.protected_prefix)
         , responder_spin_(request.responder_spin)
         , responder_cpu_(request.responder_cpu)
@@ -140,7 +141,8 @@ private:
 
     std::string name_;
     protocol::SessionToken token_;
-    std::unique_ptr<persist::TargetPool> pool_; // parent of the region registered over it
+    std::unique_ptr<persist::TargetPool> pool_;   // parent of the region registered over it
+    std::shared_ptr<SharedCounterPage> counters_; // the lanes count there; may be null
     std::size_t protected_prefix_;
     std::chrono::nanoseconds responder_spin_;
     int responder_cpu_;
@@ -218,7 +220,8 @@ Result<void> FabricTarget::open(const DataPlaneRequest& request) {
     for (unsigned lane = 0; lane < lane_count_; ++lane)
         lanes_.push_back(std::make_unique<persist::TargetLane>(
             lane, *pool_, protocol::kDefaultInlineSize, protected_prefix_, *buffer_region_,
-            lane * lane_stride_, stack_->events(), name_));
+            lane * lane_stride_, stack_->events(), name_,
+            counters_ ? &counters_->page() : nullptr));
 
     fabric::RemoteRegion remote = pool_region_->remote();
     protocol::DataPath& path = info_.path;

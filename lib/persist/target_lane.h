@@ -13,6 +13,7 @@
 #include "fabric/event_queue.h"
 #include "fabric/memory_region.h"
 #include "persist/request_handler.h"
+#include "protocol/data_path_counters.h"
 #include "protocol/lane_message.h"
 
 namespace rpmem::persist {
@@ -37,10 +38,12 @@ public:
     static std::size_t buffer_size(std::size_t inline_size) noexcept;
 
     // `buffers` is registered for receive and send; this lane uses buffer_size() bytes of it
-    // from `buffer_offset`. `name` prefixes log lines ("session 7").
+    // from `buffer_offset`. `name` prefixes log lines ("session 7"). Each persist message
+    // served is recorded in `counters` (may be null; must outlive the lane).
     TargetLane(unsigned index, const TargetPool& pool, std::size_t inline_size,
                std::size_t protected_prefix, const fabric::MemoryRegion& buffers,
-               std::size_t buffer_offset, fabric::EventQueue& events, std::string name);
+               std::size_t buffer_offset, fabric::EventQueue& events, std::string name,
+               protocol::DataPathCounterPage* counters = nullptr);
     TargetLane(const TargetLane&) = delete;
     TargetLane& operator=(const TargetLane&) = delete;
 
@@ -86,6 +89,7 @@ private:
     std::size_t buffer_offset_;
     fabric::EventQueue& events_;
     std::string name_;
+    protocol::DataPathCounterPage* counters_;
 
     std::optional<fabric::Endpoint> endpoint_;
     std::array<Slot, protocol::kLaneCredits> receives_{};

@@ -151,6 +151,17 @@ private:
         };
         if (planes_.contains(start.session_id))
             return refuse(Error(EEXIST, "the session already has a data plane"));
+        std::shared_ptr<SharedCounterPage> counters;
+        if (start.counters_page) {
+            // The last descriptor, after the pool's parts.
+            if (fds.empty())
+                return refuse(Error(EPROTO, "the counters page descriptor is missing"));
+            auto attached = SharedCounterPage::attach(std::move(fds.back()));
+            fds.pop_back();
+            if (!attached)
+                return refuse(attached.error());
+            counters = std::move(*attached);
+        }
         auto pool = SegmentPool::map(start, std::move(fds));
         if (!pool)
             return refuse(pool.error());
@@ -166,6 +177,7 @@ private:
         request.responder_spin = std::chrono::nanoseconds(
             std::min<std::uint64_t>(start.responder_spin_ns, 1'000'000'000));
         request.responder_cpu = start.responder_cpu;
+        request.counters = std::move(counters);
         auto plane = start_fabric_target(request, std::move(*pool));
         if (!plane)
             return refuse(plane.error());
