@@ -28,6 +28,8 @@ constexpr std::size_t kPoolHeaderSize = 4096; // offsets below it hold the pool 
 constexpr unsigned kMaxDefaultLanes = 16;
 // A resync copy: contiguous dirty extents up to one inline message's worth at a time.
 constexpr std::size_t kCopyExtents = 16;
+// How often a long copy logs its progress and reports it to the target.
+constexpr std::chrono::seconds kProgressInterval{2};
 constexpr std::chrono::milliseconds kFirstBackoff{100};
 constexpr std::chrono::milliseconds kMaxBackoff{5000};
 
@@ -247,48 +249,80 @@ void Replica::retire_connection() {
     connection_.reset();
 }
 
+void Replica::report_resync(protocol::ResyncPhase phase, const ProgressMeter& progress) {
+    // For rpmemctl status and events; the copy goes on whatever the answer.
+    auto reported = connection_->control->call(
+        protocol::ResyncReport{phase, progress.done_bytes(), progress.total_bytes()});
+    if (!reported)
+        logger().debug("{}: reporting the resync to the target: {}", describe(),
+                       reported.error().message());
+}
+
 std::optional<std::uint64_t> Replica::copy_dirty(const char* why) {
     const std::size_t total = dirty_.count();
     logger().info("{}: {}: copying {} missed extents ({} bytes at most) from the local pool",
                   describe(), why, total, total * DirtyExtents::kExtentSize);
+    // A log line and a report to the target every few seconds while it lasts, and at the end.
+    ProgressMeter progress(fmt::format("{}: copying what the replica missed", describe()),
+                           total * DirtyExtents::kExtentSize, kProgressInterval,
+                           [this](const ProgressMeter& meter, const std::string& line, bool final) {
+                               logger().info("{}", line);
+                               report_resync(final ? protocol::ResyncPhase::finished
+                                                   : protocol::ResyncPhase::progress,
+                                             meter);
+                           });
+    report_resync(protocol::ResyncPhase::started, progress);
+    auto failed = [&]() -> std::optional<std::uint64_t> {
+        if (connection_)
+            report_resync(protocol::ResyncPhase::failed, progress);
+        return std::nullopt;
+    };
     std::size_t position = 0;
     std::uint64_t copied = 0; // bytes sent
     for (;;) {
         {
             const std::lock_guard lock(recovery_mutex_);
             if (stopping_ && sync_.load() != SyncState::in_sync)
-                return std::nullopt;
+                return failed();
         }
         auto run = dirty_.take_run(position, kCopyExtents);
-        if (!run)
+        if (!run) {
+            progress.finish();
             return copied;
-        position = run->offset + run->length;
-        const ExtentLocks::Hold stripes(
-            extent_locks_,
-            ExtentLocks::stripes_of(run->offset, run->length, DirtyExtents::kExtentSize), true);
-        const std::lock_guard lane(guards_[0].mutex);
-        if (sync_.load(std::memory_order_acquire) != SyncState::resyncing || !connection_) {
-            dirty_.mark(run->offset, run->length);
-            return std::nullopt;
         }
-        // The data starts at data_start_: a header page is never dirty, but clip anyway.
-        const std::size_t begin = std::max(run->offset, data_start_);
-        const std::size_t end = run->offset + run->length;
-#ifdef RPMEM_FAILPOINTS
-        if (skip_resync_extent && resync_copies.fetch_add(1) % 2 == 0)
-            continue; // the failpoint's lie: taken, never sent
-#endif
-        if (begin < end) {
-            auto sent = connection_->lanes->lane(0).persist(begin, end - begin, false);
-            if (!sent) {
+        position = run->offset + run->length;
+        std::uint64_t sent_now = 0;
+        {
+            const ExtentLocks::Hold stripes(
+                extent_locks_,
+                ExtentLocks::stripes_of(run->offset, run->length, DirtyExtents::kExtentSize), true);
+            const std::lock_guard lane(guards_[0].mutex);
+            if (sync_.load(std::memory_order_acquire) != SyncState::resyncing || !connection_) {
                 dirty_.mark(run->offset, run->length);
-                if (sync_.exchange(SyncState::degraded) != SyncState::degraded)
-                    logger().warn("{}: replica degraded again while copying ({})", describe(),
-                                  sent.error().message());
                 return std::nullopt;
             }
-            copied += end - begin;
+            // The data starts at data_start_: a header page is never dirty, but clip anyway.
+            const std::size_t begin = std::max(run->offset, data_start_);
+            const std::size_t end = run->offset + run->length;
+#ifdef RPMEM_FAILPOINTS
+            if (skip_resync_extent && resync_copies.fetch_add(1) % 2 == 0)
+                continue; // the failpoint's lie: taken, never sent
+#endif
+            if (begin < end) {
+                auto sent = connection_->lanes->lane(0).persist(begin, end - begin, false);
+                if (!sent) {
+                    dirty_.mark(run->offset, run->length);
+                    if (sync_.exchange(SyncState::degraded) != SyncState::degraded)
+                        logger().warn("{}: replica degraded again while copying ({})", describe(),
+                                      sent.error().message());
+                    return std::nullopt; // the connection is gone: nothing to report to
+                }
+                sent_now = end - begin;
+                copied += sent_now;
+            }
         }
+        // Outside the locks: a report is a round trip on the control channel.
+        progress.advance(sent_now);
     }
 }
 
@@ -546,7 +580,14 @@ void Replica::mark_differing_extents(const std::string& why) {
     // cold pool costs about one read of it, not two in a row.
     auto hashing = std::async(std::launch::async,
                               [&] { return local_digests(pool_, data_start_, length, extent); });
-    auto remote = digests(data_start_, length, extent);
+    ProgressMeter progress(fmt::format("{}: comparing digests", describe()), length,
+                           kProgressInterval,
+                           [this](const ProgressMeter&, const std::string& line, bool final) {
+                               if (!final)
+                                   logger().info("{}", line);
+                           });
+    auto remote =
+        digests(data_start_, length, extent, [&](std::uint64_t bytes) { progress.advance(bytes); });
     auto local = hashing.get();
     if (!remote || !local) {
         logger().warn("{}: {}; comparing digests failed ({}): copying the whole pool", describe(),
@@ -666,8 +707,9 @@ Result<std::unique_ptr<Replica>> Replica::open(const Settings& settings, const T
                  bring_up_to_date, std::move(siblings));
 }
 
-Result<std::vector<std::uint64_t>> Replica::digests(std::size_t offset, std::size_t length,
-                                                    std::size_t extent_size) {
+Result<std::vector<std::uint64_t>>
+Replica::digests(std::size_t offset, std::size_t length, std::size_t extent_size,
+                 const std::function<void(std::uint64_t bytes)>& on_progress) {
     const std::string what =
         fmt::format("{}: digests of [{}, +{}) of pool set {}", where_, offset, length, pool_set_);
     if (closed_ || !connection_)
@@ -700,6 +742,8 @@ Result<std::vector<std::uint64_t>> Replica::digests(std::size_t offset, std::siz
                                             reply->digests.size(), expected));
         digests.insert(digests.end(), reply->digests.begin(), reply->digests.end());
         done += request.length;
+        if (on_progress)
+            on_progress(request.length);
     }
     return digests;
 }

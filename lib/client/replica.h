@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -21,9 +22,11 @@
 #include "client/control.h"
 #include "client/dirty_extents.h"
 #include "client/extent_locks.h"
+#include "client/progress_meter.h"
 #include "client/settings.h"
 #include "client/sync_quorum.h"
 #include "protocol/replica_state.h"
+#include "protocol/request.h"
 
 namespace rpmem::channel {
 class Client;
@@ -133,9 +136,10 @@ public:
     // `extent_size` bytes (a power of two from 4 KiB to 64 MiB; the last extent may be short),
     // as protocol::extent_digests computes them; asked over the control channel in as many
     // DigestRequests as the protocol's limits need. The target refuses ranges outside its pool
-    // or inside its header.
-    Result<std::vector<std::uint64_t>> digests(std::size_t offset, std::size_t length,
-                                               std::size_t extent_size);
+    // or inside its header. `on_progress` hears of the bytes each answered request covered.
+    Result<std::vector<std::uint64_t>>
+    digests(std::size_t offset, std::size_t length, std::size_t extent_size,
+            const std::function<void(std::uint64_t bytes)>& on_progress = {});
 
 private:
     // One session's channel and lanes; replaced whole when a degraded replica reconnects.
@@ -196,6 +200,8 @@ private:
     // Copies the dirty extents from the local pool on lane 0 and returns the bytes sent;
     // nothing when the replica failed again (it is degraded then) or close began.
     std::optional<std::uint64_t> copy_dirty(const char* why);
+    // Tells the target how the copy goes (rpmemctl status shows it, events list it).
+    void report_resync(protocol::ResyncPhase phase, const ProgressMeter& progress);
     void log_usage() const;
 
     Settings settings_;

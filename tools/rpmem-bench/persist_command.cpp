@@ -26,11 +26,11 @@
 #include <fmt/ostream.h>
 #include <unistd.h>
 
+#include "bench_options.h"
 #include "client/lane_set.h"
 #include "command.h"
 #include "cpu_affinity.h"
 #include "latency_summary.h"
-#include "option_scan.h"
 #include "poolset/parser.h"
 #include "poolset/pool_mapping.h"
 #include "raw_baseline.h"
@@ -38,7 +38,6 @@
 #include "result_report.h"
 #include "rpmemd/fabric_target.h"
 #include "sampling.h"
-#include "value_parsers.h"
 #include "work_directory.h"
 
 namespace rpmem::bench {
@@ -54,59 +53,6 @@ struct PersistOptions {
     std::string pool_dir = "/dev/shm";
     OutputOptions output;
 };
-
-constexpr std::string_view kUsage =
-    R"(usage: rpmem-bench persist [OPTIONS]
-
-Replicated persist latency through rpmem's data path (rpmemd's FabricTarget serving a real
-pool file, the client's lanes) against the raw fabric round trip of the same shape, both
-measured in this run on loopback. Rows: raw-gpspm, raw-commit, raw-apm (the fabric), then
-strict (a plain rpmem_persist), relaxed-commit, relaxed-gpspm, relaxed-apm. The context lists
-each rpmem figure as a ratio to its raw counterpart.
-
-  --provider NAME      tcp (default) or sockets
-  --sizes LIST         persist sizes (default 64,4K,64K,1M)
-  --iterations N       measured persists per row, at most (default 20000)
-  --duration SECONDS   stop a row after this long (default 2)
-  --pool-dir DIR       where the target's pool file goes (default /dev/shm)
-  --format FORMAT      json (default) or csv
-  --output FILE        write the results there instead of standard output
-
-Run with PMEM_IS_PMEM_FORCE=1 unless the pool directory is persistent memory.
-)";
-
-ScanResult parse_options(std::span<const std::string_view> args, std::ostream& err,
-                         PersistOptions& options) {
-    return scan_options(args, "rpmem-bench persist", err,
-                        [&](std::string_view key, std::string_view value) {
-                            if (auto output = apply_output_option(key, value, options.output))
-                                return *output;
-                            bool ok = true;
-                            if (key == "--provider") {
-                                options.provider = std::string(value);
-                            } else if (key == "--sizes") {
-                                auto sizes = parse_size_list(value);
-                                ok = sizes.has_value();
-                                if (sizes)
-                                    options.sizes = *sizes;
-                            } else if (key == "--iterations") {
-                                auto counts = parse_count_list(value);
-                                ok = counts && counts->size() == 1;
-                                if (ok)
-                                    options.limits.iterations = counts->front();
-                            } else if (key == "--duration") {
-                                auto seconds = parse_seconds(value);
-                                ok = seconds.has_value();
-                                if (seconds)
-                                    options.limits.duration = *seconds;
-                            } else if (key == "--pool-dir") {
-                                options.pool_dir = std::string(value);
-                            } else {
-                                return OptionResult::unknown;
-                            }
-                            return ok ? OptionResult::applied : OptionResult::bad_value;
-                        });
-}
 
 // rpmem's data path: a pool file served by FabricTarget, reached through a LaneSet.
 class PersistBench {
@@ -246,13 +192,7 @@ void add_ratios(Report& report) {
     }
 }
 
-} // namespace
-
-int run_persist_command(std::span<const std::string_view> args, std::ostream& out,
-                        std::ostream& err) {
-    PersistOptions options;
-    if (const ScanResult scanned = parse_options(args, err, options); scanned != ScanResult::ok)
-        return usage_exit(scanned, kUsage, out, err);
+int run_persist(const PersistOptions& options, std::ostream& out, std::ostream& err) {
     const std::vector<int> cpus = usable_cpus();
     Report report;
     report.benchmark = "persist";
@@ -281,6 +221,34 @@ int run_persist_command(std::span<const std::string_view> args, std::ostream& ou
 
     return write_report(report, options.output.csv, options.output.output, "rpmem-bench persist",
                         out, err);
+}
+
+} // namespace
+
+void add_persist_command(CLI::App& app, CommandOutput& output) {
+    auto [command, options] = add_command(
+        app, "persist", "rpmem's replicated persists against the raw round trip, same run",
+        "Replicated persist latency through rpmem's data path (rpmemd's FabricTarget serving a\n"
+        "real pool file, the client's lanes) against the raw fabric round trip of the same\n"
+        "shape, both measured in this run on loopback. Rows: raw-gpspm, raw-commit, raw-apm (the\n"
+        "fabric), then strict (a plain rpmem_persist), relaxed-commit, relaxed-gpspm,\n"
+        "relaxed-apm. The context lists each rpmem figure as a ratio to its raw counterpart.",
+        kPoolFooter, output, &run_persist);
+    command->add_option("--provider", options->provider, "tcp (default) or sockets");
+    command->add_option("--sizes", options->sizes, "persist sizes (default 64,4K,64K,1M)")
+        ->delimiter(',')
+        ->transform(size_value());
+    command
+        ->add_option("--iterations", options->limits.iterations,
+                     "measured persists per row, at most (default 20000)")
+        ->check(CLI::PositiveNumber);
+    command
+        ->add_option("--duration", options->limits.duration,
+                     "stop a row after this many seconds (default 2)")
+        ->check(CLI::PositiveNumber);
+    command->add_option("--pool-dir", options->pool_dir,
+                        "where the target's pool file goes (default /dev/shm)");
+    add_output_options(*command, options->output);
 }
 
 } // namespace rpmem::bench

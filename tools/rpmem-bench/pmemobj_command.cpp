@@ -23,15 +23,14 @@
 #include <link.h>
 #include <unistd.h>
 
+#include "bench_options.h"
 #include "command.h"
 #include "cpu_affinity.h"
-#include "option_scan.h"
 #include "pmemobj_workload.h"
 #include "raw_baseline.h"
 #include "result_report.h"
 #include "rpmemd_process.h"
 #include "sampling.h"
-#include "value_parsers.h"
 #include "work_directory.h"
 
 namespace rpmem::bench {
@@ -49,67 +48,6 @@ struct PmemobjOptions {
     fs::path librpmem;
     OutputOptions output;
 };
-
-constexpr std::string_view kUsage =
-    R"(usage: rpmem-bench pmemobj [OPTIONS]
-
-Small libpmemobj transactions (snapshot a 64-byte slot and a counter, rewrite, commit), first
-on a local pool, then on a pool set with a REPLICA line served by a real rpmemd on 127.0.0.1;
-libpmemobj loads librpmem.so.1 as it does in production. Rows: raw-commit and raw-gpspm at
-64 B (the fabric's one-op round trips), pmemobj-local, pmemobj-replicated. The context gives
-the persists each transaction made and the median replicated transaction as a ratio to
-(persists per transaction x raw-commit round trip).
-
-  --provider NAME      tcp (default) or sockets
-  --transactions N     measured transactions per row, at most (default 20000)
-  --duration SECONDS   stop a row after this long (default 3)
-  --pool-size SIZE     pool size (default 32M)
-  --pool-dir DIR       where the pool files go, both sides (default /dev/shm)
-  --rpmemd PATH        the daemon (default: this build tree's, else rpmemd from PATH)
-  --librpmem PATH      the library libpmemobj gets (default: this build tree's, else the
-                       system's librpmem.so.1)
-  --format FORMAT      json (default) or csv
-  --output FILE        write the results there instead of standard output
-
-Run with PMEM_IS_PMEM_FORCE=1 unless the pool directory is persistent memory.
-)";
-
-ScanResult parse_options(std::span<const std::string_view> args, std::ostream& err,
-                         PmemobjOptions& options) {
-    return scan_options(args, "rpmem-bench pmemobj", err,
-                        [&](std::string_view key, std::string_view value) {
-                            if (auto output = apply_output_option(key, value, options.output))
-                                return *output;
-                            bool ok = true;
-                            if (key == "--provider") {
-                                options.provider = std::string(value);
-                            } else if (key == "--transactions") {
-                                auto counts = parse_count_list(value);
-                                ok = counts && counts->size() == 1;
-                                if (ok)
-                                    options.limits.iterations = counts->front();
-                            } else if (key == "--duration") {
-                                auto seconds = parse_seconds(value);
-                                ok = seconds.has_value();
-                                if (seconds)
-                                    options.limits.duration = *seconds;
-                            } else if (key == "--pool-size") {
-                                auto size = parse_size(value);
-                                ok = size && *size >= (8 << 20);
-                                if (ok)
-                                    options.pool_size = *size;
-                            } else if (key == "--pool-dir") {
-                                options.pool_dir = std::string(value);
-                            } else if (key == "--rpmemd") {
-                                options.rpmemd = std::string(value);
-                            } else if (key == "--librpmem") {
-                                options.librpmem = std::string(value);
-                            } else {
-                                return OptionResult::unknown;
-                            }
-                            return ok ? OptionResult::applied : OptionResult::bad_value;
-                        });
-}
 
 struct DlCloser {
     void operator()(void* handle) const noexcept { ::dlclose(handle); }
@@ -325,13 +263,8 @@ void add_ratios(Report& report, double persists_per_transaction) {
                                 "(GPSPM, sockets), ~370 us with APM");
 }
 
-} // namespace
-
-int run_pmemobj_command(std::span<const std::string_view> args, std::ostream& out,
-                        std::ostream& err) {
-    PmemobjOptions options;
-    if (const ScanResult scanned = parse_options(args, err, options); scanned != ScanResult::ok)
-        return usage_exit(scanned, kUsage, out, err);
+int run_pmemobj(const PmemobjOptions& given, std::ostream& out, std::ostream& err) {
+    PmemobjOptions options = given;
     if (options.rpmemd.empty())
         options.rpmemd = sibling_in_build_tree("rpmemd/rpmemd", "rpmemd");
     if (options.librpmem.empty())
@@ -375,6 +308,41 @@ int run_pmemobj_command(std::span<const std::string_view> args, std::ostream& ou
     add_ratios(report, persists_per_transaction);
     return write_report(report, options.output.csv, options.output.output, "rpmem-bench pmemobj",
                         out, err);
+}
+
+} // namespace
+
+void add_pmemobj_command(CLI::App& app, CommandOutput& output) {
+    auto [command, options] = add_command(
+        app, "pmemobj", "libpmemobj transactions on a replicated pool against the fabric's floor",
+        "Small libpmemobj transactions (snapshot a 64-byte slot and a counter, rewrite, commit),\n"
+        "first on a local pool, then on a pool set with a REPLICA line served by a real rpmemd\n"
+        "on 127.0.0.1; libpmemobj loads librpmem.so.1 as it does in production. Rows: raw-commit\n"
+        "and raw-gpspm at 64 B (the fabric's one-op round trips), pmemobj-local,\n"
+        "pmemobj-replicated. The context gives the persists each transaction made and the median\n"
+        "replicated transaction as a ratio to (persists per transaction x raw-commit round\n"
+        "trip).",
+        kPoolFooter, output, &run_pmemobj);
+    command->add_option("--provider", options->provider, "tcp (default) or sockets");
+    command
+        ->add_option("--transactions", options->limits.iterations,
+                     "measured transactions per row, at most (default 20000)")
+        ->check(CLI::PositiveNumber);
+    command
+        ->add_option("--duration", options->limits.duration,
+                     "stop a row after this many seconds (default 3)")
+        ->check(CLI::PositiveNumber);
+    command->add_option("--pool-size", options->pool_size, "pool size (default 32M, at least 8M)")
+        ->transform(size_value())
+        ->check(CLI::Range(std::size_t{8} << 20, std::numeric_limits<std::size_t>::max()));
+    command->add_option("--pool-dir", options->pool_dir,
+                        "where the pool files go, both sides (default /dev/shm)");
+    command->add_option("--rpmemd", options->rpmemd,
+                        "the daemon (default: this build tree's, else rpmemd from PATH)");
+    command->add_option("--librpmem", options->librpmem,
+                        "the library libpmemobj gets (default: this build tree's, else the "
+                        "system's librpmem.so.1)");
+    add_output_options(*command, options->output);
 }
 
 } // namespace rpmem::bench
