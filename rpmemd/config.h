@@ -72,9 +72,14 @@ struct Config {
     // can hold: descriptors, TLS state, memory.
     unsigned max_pending_connections = 128;
     unsigned max_pending_per_source = 16;
-    // PMDK's -t/--nthreads: accepted and checked for compatibility, not used yet (each session
-    // has one responder thread in its worker).
+    // Responder threads per data-path worker (PMDK's -t/--nthreads): each worker polls all its
+    // sessions with at most this many threads (min(nthreads, sessions) run). 0: one per
+    // online CPU.
     unsigned nthreads = 0;
+    // The most a responder thread busy-polls after a completion before it blocks on its
+    // sessions' wait descriptors; it spins less, down to not at all, while completions come
+    // later than that (fabric::SpinBudget). 0: always block.
+    std::chrono::microseconds responder_spin{50};
     // A client that sends no frame (request or heartbeat ping) for this long is taken for dead:
     // its session ends, its data plane is fenced and its pool released. Told to clients in the
     // Hello reply; librpmem pings every second (or a third of this, if shorter). Generous by
