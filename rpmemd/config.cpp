@@ -478,7 +478,7 @@ sandboxed worker process of its own; the supervisor keeps TLS, authorization, po
 logging.
 
 Admission limits (keys and options as above):
-  max-sessions N              concurrent sessions (default 64)
+  max-sessions N              concurrent sessions (default 256)
   max-sessions-per-client N   concurrent sessions of one client identity (default: a quarter
                               of max-sessions, at least 1); more are refused as busy
   max-pending-connections N   connections not yet through TLS and Hello (default 128); at the
@@ -486,7 +486,7 @@ Admission limits (keys and options as above):
                               one replaces that one's oldest, others are closed at once
   max-pending-per-source N    of those, from one IP address (default 16); more are closed at
                               once, before TLS
-rpmemd needs about 64 + max-pending-connections + 10 x max-sessions file descriptors; it raises
+rpmemd needs about 64 + max-pending-connections + 17 x max-sessions file descriptors; it raises
 its soft RLIMIT_NOFILE up to the hard limit as needed and warns when that is not enough
 (systemd: LimitNOFILE=).
 )";

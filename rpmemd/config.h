@@ -62,8 +62,10 @@ struct Config {
     std::vector<std::string> allowed_providers;
     // The fabric listener binds here; empty: the address the TLS session arrived on.
     std::string fabric_host;
-    unsigned max_lanes = 16;    // granted lanes per session at most
-    unsigned max_sessions = 64; // concurrent sessions at most
+    unsigned max_lanes = 16; // granted lanes per session at most
+    // Concurrent sessions at most. The default fits rpmemd.service's LimitNOFILE many times
+    // over (fd_budget.h; checked by a test).
+    unsigned max_sessions = 256;
     // Concurrent sessions of one client identity; 0: a quarter of max_sessions (at least 1),
     // which effective_max_sessions_per_client() works out.
     unsigned max_sessions_per_client = 0;
