@@ -26,6 +26,9 @@ inline void cpu_relax() noexcept {
 #endif
 }
 
+// How often every session is looked at while spinning, connection events included (a lane
+// that connects to a session no completion woke waits this long at most).
+constexpr std::chrono::milliseconds kFullSweep{10};
 // How often a provider without descriptors is polled while its thread would block.
 constexpr std::chrono::milliseconds kNoWaitPoll{1};
 // The longest a sole session without descriptors blocks in its provider while holding the
@@ -148,12 +151,20 @@ private:
         std::vector<std::size_t> owners; // fds[i] belongs to sessions_[owners[i]]
         Clock::time_point idle_since = Clock::now();
         Clock::time_point last_full = Clock::time_point();
+        const auto full_interval = std::min(options_.slice, kFullSweep);
+        // Held across spins: let go only for attach/detach (waiting_) and while blocked.
+        std::unique_lock lock(mutex_, std::defer_lock);
         while (!stop_.load(std::memory_order_acquire)) {
-            while (waiting_.load(std::memory_order_acquire) > 0)
-                std::this_thread::yield();
-            std::unique_lock lock(mutex_);
+            if (waiting_.load(std::memory_order_acquire) > 0) {
+                if (lock.owns_lock())
+                    lock.unlock();
+                while (waiting_.load(std::memory_order_acquire) > 0)
+                    std::this_thread::yield();
+            }
+            if (!lock.owns_lock())
+                lock.lock();
             Clock::time_point now = Clock::now();
-            const bool full = now - last_full >= options_.slice;
+            const bool full = now - last_full >= full_interval;
             if (full)
                 last_full = now;
             // Sweep: sessions that were woken, that had work within the spin budget, or all of
@@ -177,7 +188,6 @@ private:
                 continue;
             }
             if (budget.spins_forever() || now - idle_since < budget.current()) {
-                lock.unlock();
                 cpu_relax();
                 continue;
             }
