@@ -25,6 +25,11 @@ struct Command {
 // made of, without the replication layers.
 int run_raw_command(std::span<const std::string_view> args, std::ostream& out, std::ostream& err);
 
+// `rpmem-bench sessions ...` (sessions_command.cpp): one session's persist latency while many
+// others on the same rpmemd persist at a steady rate, against the same session alone.
+int run_sessions_command(std::span<const std::string_view> args, std::ostream& out,
+                         std::ostream& err);
+
 // `rpmem-bench persist ...` (persist_command.cpp): rpmem's replicated persists against the raw
 // round trip of the same shape, measured in the same run.
 int run_persist_command(std::span<const std::string_view> args, std::ostream& out,

@@ -20,6 +20,8 @@ constexpr std::array kCommands{
             &rpmem::bench::run_raw_command},
     Command{"persist", "rpmem's replicated persists against the raw round trip, same run",
             &rpmem::bench::run_persist_command},
+    Command{"sessions", "one session's persist latency among many loaded ones, against it alone",
+            &rpmem::bench::run_sessions_command},
     Command{"resync", "a degraded replica's online resync against the raw write bandwidth",
             &rpmem::bench::run_resync_command},
 #ifdef RPMEM_BENCH_PMEMOBJ
