@@ -2,6 +2,7 @@
 #include "rpmemd/responder_pool.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <exception>
 
@@ -9,6 +10,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <spdlog/spdlog.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include "fabric/deadline.h"
@@ -26,9 +28,8 @@ inline void cpu_relax() noexcept {
 #endif
 }
 
-// How often every session is looked at while spinning, connection events included (a lane
-// that connects to a session no completion woke waits this long at most).
-constexpr std::chrono::milliseconds kFullSweep{10};
+// How often a spinning responder looks at the descriptors of the sessions it is not spinning on.
+constexpr std::chrono::microseconds kPeekInterval{20};
 // How often a provider without descriptors is polled while its thread would block.
 constexpr std::chrono::milliseconds kNoWaitPoll{1};
 // The longest a sole session without descriptors blocks in its provider while holding the
@@ -37,7 +38,10 @@ constexpr std::chrono::milliseconds kProviderBlock{10};
 
 } // namespace
 
-// One responder thread and the sessions attached to it.
+// One responder thread and the sessions attached to it. Blocking costs O(ready), not
+// O(sessions): each session's descriptors join this thread's epoll set once, and a session is
+// made safe to block on (fi_trywait, which costs a provider progress call) only when it was
+// read since it was last armed; one that was not is still armed, its descriptors still exact.
 class ResponderPool::Responder {
 public:
     explicit Responder(const ResponderOptions& options)
@@ -56,6 +60,14 @@ public:
             return fail(Error::from_errno(errno, "creating a responder's wake-up pipe"));
         wake_read_ = poolset::UniqueFd(ends[0]);
         wake_write_ = poolset::UniqueFd(ends[1]);
+        epoll_ = poolset::UniqueFd(::epoll_create1(EPOLL_CLOEXEC));
+        if (epoll_.get() < 0)
+            return fail(Error::from_errno(errno, "creating a responder's epoll set"));
+        epoll_event wake_event{};
+        wake_event.events = EPOLLIN;
+        wake_event.data.ptr = nullptr;
+        if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, wake_read_.get(), &wake_event) != 0)
+            return fail(Error::from_errno(errno, "watching a responder's wake-up pipe"));
         try {
             thread_ = std::thread([this] { run(); });
         } catch (const std::system_error& e) {
@@ -66,7 +78,9 @@ public:
 
     void add(Responsive& session) {
         with_lock([&] {
-            sessions_.push_back(Entry{&session, true, Clock::time_point()});
+            auto entry = std::make_unique<Entry>();
+            entry->session = &session;
+            sessions_.push_back(std::move(entry));
             count_.store(sessions_.size(), std::memory_order_relaxed);
         });
     }
@@ -75,8 +89,11 @@ public:
         bool found = false;
         with_lock([&] {
             auto it = std::find_if(sessions_.begin(), sessions_.end(),
-                                   [&](const Entry& e) { return e.session == &session; });
+                                   [&](const auto& e) { return e->session == &session; });
             if (it != sessions_.end()) {
+                // Before the session closes them: a closed descriptor would stay in the set.
+                for (int fd : (*it)->watched)
+                    (void)::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
                 sessions_.erase(it);
                 found = true;
             }
@@ -89,13 +106,16 @@ public:
 
 private:
     struct Entry {
-        Responsive* session;
-        bool due; // look at it (and its events) in the next sweep
+        Responsive* session = nullptr;
+        bool due = true;    // look at it (and its events) in the next sweep
+        bool armed = false; // fi_trywait said so and nothing read it since
+        bool no_wait = false;
+        std::vector<int> watched; // its descriptors in the epoll set
         Clock::time_point last_work;
     };
 
     // Takes the lock ahead of the thread: it yields while someone waits for the lock, and a
-    // blocked thread is woken so that it lets go of its descriptor list.
+    // blocked thread is woken so that it lets go of the lock.
     template <typename F>
     void with_lock(F&& f) {
         waiting_.fetch_add(1, std::memory_order_acq_rel);
@@ -134,6 +154,7 @@ private:
     // One session's poll; a session that throws (an allocation in a log line) is reported and
     // then served on: its state is its lanes', which stay consistent between completions.
     static std::size_t poll_one(Entry& entry, bool events) noexcept {
+        entry.armed = false;
         try {
             return entry.session->poll(events);
         } catch (const std::exception& e) {
@@ -147,11 +168,9 @@ private:
     void run() noexcept {
         pin();
         fabric::SpinBudget budget(options_.spin);
-        std::vector<pollfd> fds;
-        std::vector<std::size_t> owners; // fds[i] belongs to sessions_[owners[i]]
         Clock::time_point idle_since = Clock::now();
         Clock::time_point last_full = Clock::time_point();
-        const auto full_interval = std::min(options_.slice, kFullSweep);
+        Clock::time_point last_peek = Clock::time_point();
         // Held across spins: let go only for attach/detach (waiting_) and while blocked.
         std::unique_lock lock(mutex_, std::defer_lock);
         while (!stop_.load(std::memory_order_acquire)) {
@@ -164,20 +183,20 @@ private:
             if (!lock.owns_lock())
                 lock.lock();
             Clock::time_point now = Clock::now();
-            const bool full = now - last_full >= full_interval;
+            const bool full = now - last_full >= options_.slice;
             if (full)
                 last_full = now;
             // Sweep: sessions that were woken, that had work within the spin budget, or all of
             // them now and then (connection events, a missed wake-up).
             const auto hot = budget.current();
             std::size_t work = 0;
-            for (Entry& entry : sessions_) {
-                if (!full && !entry.due && now - entry.last_work > hot)
+            for (auto& entry : sessions_) {
+                if (!full && !entry->due && now - entry->last_work > hot)
                     continue;
-                const std::size_t done = poll_one(entry, full || entry.due);
-                entry.due = false;
+                const std::size_t done = poll_one(*entry, full || entry->due);
+                entry->due = false;
                 if (done > 0) {
-                    entry.last_work = now;
+                    entry->last_work = now;
                     work += done;
                 }
             }
@@ -188,44 +207,91 @@ private:
                 continue;
             }
             if (budget.spins_forever() || now - idle_since < budget.current()) {
-                cpu_relax();
+                // While spinning on the hot sessions, look at the others' descriptors now and
+                // then: one that is readable has work (or a connection event) too.
+                if (now - last_peek >= kPeekInterval) {
+                    last_peek = now;
+                    collect(0);
+                } else {
+                    cpu_relax();
+                }
                 continue;
             }
-            block(lock, budget, fds, owners);
+            block(lock, budget);
         }
     }
 
-    // Blocks until a session's descriptor or the wake-up pipe is readable, or the slice ends.
-    void block(std::unique_lock<std::mutex>& lock, fabric::SpinBudget& budget,
-               std::vector<pollfd>& fds, std::vector<std::size_t>& owners) {
-        fds.clear();
-        owners.clear();
-        fds.push_back({wake_read_.get(), POLLIN, 0});
-        owners.push_back(SIZE_MAX);
+    // Marks the sessions of the first `ready` events due (the wake-up pipe is drained).
+    void mark_due(int ready) noexcept {
+        for (int i = 0; i < ready; ++i) {
+            void* owner = events_[static_cast<std::size_t>(i)].data.ptr;
+            if (owner == nullptr)
+                drain_wake();
+            else
+                static_cast<Entry*>(owner)->due = true;
+        }
+    }
+
+    // With the lock held: what the epoll set reports within `timeout_ms`.
+    void collect(int timeout_ms) noexcept {
+        mark_due(::epoll_wait(epoll_.get(), events_.data(), static_cast<int>(events_.size()),
+                              timeout_ms));
+    }
+
+    // Arms what needs it; false when a session has work already (do not block).
+    bool arm_all(std::size_t& without_fd) {
         bool ready = false;
-        std::size_t without_fd = 0;
-        for (std::size_t i = 0; i < sessions_.size(); ++i) {
-            const std::size_t before = fds.size();
+        for (auto& entry : sessions_) {
+            if (entry->no_wait) {
+                ++without_fd;
+                continue;
+            }
+            if (entry->armed)
+                continue;
+            fds_.clear();
             Responsive::Arm arm = Responsive::Arm::ready;
             try {
-                arm = sessions_[i].session->arm(fds);
+                arm = entry->session->arm(fds_);
             } catch (...) {
-                fds.resize(before);
+                arm = Responsive::Arm::ready;
             }
-            owners.resize(fds.size(), i);
             if (arm == Responsive::Arm::ready) {
-                sessions_[i].due = true;
+                entry->due = true;
                 ready = true;
             } else if (arm == Responsive::Arm::no_wait) {
+                entry->no_wait = true;
                 ++without_fd;
+            } else {
+                entry->armed = true;
+                if (entry->watched.empty())
+                    watch(*entry);
             }
         }
-        if (ready)
+        return !ready;
+    }
+
+    // Its descriptors join the epoll set (once: they do not change while it is attached).
+    void watch(Entry& entry) {
+        for (const pollfd& fd : fds_) {
+            epoll_event event{};
+            event.events = EPOLLIN;
+            event.data.ptr = &entry;
+            if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd.fd, &event) == 0 || errno == EEXIST)
+                entry.watched.push_back(fd.fd);
+        }
+        if (entry.watched.empty())
+            entry.no_wait = true; // cannot be watched: polled every kNoWaitPoll
+    }
+
+    // Blocks until a session's descriptor or the wake-up pipe is readable, or the slice ends.
+    void block(std::unique_lock<std::mutex>& lock, fabric::SpinBudget& budget) {
+        std::size_t without_fd = 0;
+        if (!arm_all(without_fd))
             return;
         if (without_fd == 1 && sessions_.size() == 1) {
             // The one way to wait on such a provider without spinning here: its own blocking
             // read (which, for sockets with manual progress, also moves its RMA traffic).
-            Entry& entry = sessions_.front();
+            Entry& entry = *sessions_.front();
             std::size_t done = 0;
             try {
                 done = entry.session->block(std::min(options_.slice, kProviderBlock));
@@ -239,35 +305,38 @@ private:
         const std::uint64_t generation = generation_;
         lock.unlock();
         const auto timeout = without_fd > 0 ? kNoWaitPoll : options_.slice;
-        const int ready_count = ::poll(fds.data(), fds.size(), static_cast<int>(timeout.count()));
-        if (fds.front().revents != 0)
-            drain_wake();
+        const int ready =
+            ::epoll_wait(epoll_.get(), events_.data(), static_cast<int>(events_.size()),
+                         static_cast<int>(timeout.count()));
         lock.lock();
-        if (ready_count == 0 && without_fd == 0)
+        if (ready == 0 && without_fd == 0)
             budget.on_idle();
         if (generation != generation_) {
-            for (Entry& entry : sessions_)
-                entry.due = true;
+            // Sessions came or went while blocked: an event may name one that is gone.
+            drain_wake();
+            for (auto& entry : sessions_)
+                entry->due = true;
             return;
         }
-        for (std::size_t i = 1; i < fds.size(); ++i) {
-            if (fds[i].revents != 0 || without_fd > 0)
-                sessions_[owners[i]].due = true;
-        }
+        mark_due(ready);
         if (without_fd > 0)
-            for (Entry& entry : sessions_)
-                entry.due = true;
+            for (auto& entry : sessions_)
+                if (entry->no_wait)
+                    entry->due = true;
     }
 
     const ResponderOptions& options_;
     std::mutex mutex_; // guards sessions_, generation_ and every call into a session
-    std::vector<Entry> sessions_;
+    std::vector<std::unique_ptr<Entry>> sessions_;
+    std::vector<pollfd> fds_; // arm()'s scratch
+    std::array<epoll_event, 64> events_;
     std::uint64_t generation_ = 0; // changes with sessions_
     std::atomic<std::size_t> count_{0};
     std::atomic<unsigned> waiting_{0};
     std::atomic<bool> stop_{false};
     poolset::UniqueFd wake_read_;
     poolset::UniqueFd wake_write_;
+    poolset::UniqueFd epoll_;
     std::thread thread_;
 };
 

@@ -51,8 +51,10 @@ constexpr std::size_t kPersistSize = 64;
 struct SessionsOptions {
     std::size_t count = 256;
     std::size_t processes = 16;
-    std::size_t rate = 100; // persists per second per load session
-    double duration = 3.0;  // seconds per measured phase
+    std::size_t rate = 100;     // persists per second per load session
+    double duration = 3.0;      // seconds per measured phase
+    std::string responder_spin; // rpmemd's responder-spin; empty: its default
+    std::string nthreads;       // rpmemd's nthreads; empty: its default
     std::string provider = "tcp";
     std::string pool_dir = "/dev/shm";
     fs::path rpmemd;
@@ -74,6 +76,8 @@ descriptors and threads per session, and CPU per persist under load.
   --processes N        client processes for the other sessions, at most (default 16)
   --rate N             persists per second of each other session (default 100)
   --duration SECONDS   each measured phase (default 3)
+  --responder-spin D   rpmemd's responder-spin (e.g. 0, 20us; default: rpmemd's)
+  --nthreads N         rpmemd's nthreads (default: rpmemd's, one per CPU)
   --provider NAME      tcp (default) or sockets
   --pool-dir DIR       where the pool files go (default /dev/shm)
   --rpmemd PATH        the daemon (default: this build tree's, else rpmemd from PATH)
@@ -107,6 +111,10 @@ ScanResult parse_options(std::span<const std::string_view> args, std::ostream& e
                                 ok = seconds && *seconds > 0;
                                 if (ok)
                                     options.duration = *seconds;
+                            } else if (key == "--responder-spin") {
+                                options.responder_spin = std::string(value);
+                            } else if (key == "--nthreads") {
+                                options.nthreads = std::string(value);
                             } else if (key == "--provider") {
                                 options.provider = std::string(value);
                             } else if (key == "--pool-dir") {
@@ -287,11 +295,19 @@ public:
         work_.emplace(std::move(*work));
         const fs::path dir = work_->path();
         const std::size_t others = options_.count - 1;
-        auto rpmemd =
-            RpmemdProcess::start(options_.rpmemd, dir / "rpmemd",
-                                 {fmt::format("max-sessions = {}", options_.count + 8),
-                                  fmt::format("max-sessions-per-client = {}", options_.count + 8),
-                                  "log-level = notice"});
+        std::vector<std::string> config{
+            fmt::format("max-sessions = {}", options_.count + 8),
+            fmt::format("max-sessions-per-client = {}", options_.count + 8), "log-level = notice"};
+        if (!options_.responder_spin.empty())
+            config.push_back("responder-spin = " + options_.responder_spin);
+        if (!options_.nthreads.empty())
+            config.push_back("nthreads = " + options_.nthreads);
+        report.context.emplace_back(
+            "rpmemd config",
+            fmt::format("responder-spin {}, nthreads {}",
+                        options_.responder_spin.empty() ? "default" : options_.responder_spin,
+                        options_.nthreads.empty() ? "default" : options_.nthreads));
+        auto rpmemd = RpmemdProcess::start(options_.rpmemd, dir / "rpmemd", config);
         if (!rpmemd)
             return fail(std::move(rpmemd.error()));
         rpmemd_ = std::move(*rpmemd);
