@@ -174,10 +174,12 @@ struct LoadResult {
     std::uint32_t failures = 0;
 };
 
-bool read_exact(int fd, void* data, std::size_t size) {
-    auto* bytes = static_cast<char*>(data);
+// Moves all `size` bytes with `op` (::read or ::write), retrying short transfers and EINTR;
+// false at end of file or on an error.
+template <typename Op, typename Byte>
+bool transfer_exact(Op op, int fd, Byte* bytes, std::size_t size) {
     while (size > 0) {
-        const ssize_t n = ::read(fd, bytes, size);
+        const ssize_t n = op(fd, bytes, size);
         if (n <= 0) {
             if (n < 0 && errno == EINTR)
                 continue;
@@ -189,19 +191,12 @@ bool read_exact(int fd, void* data, std::size_t size) {
     return true;
 }
 
+bool read_exact(int fd, void* data, std::size_t size) {
+    return transfer_exact(::read, fd, static_cast<char*>(data), size);
+}
+
 bool write_exact(int fd, const void* data, std::size_t size) {
-    const auto* bytes = static_cast<const char*>(data);
-    while (size > 0) {
-        const ssize_t n = ::write(fd, bytes, size);
-        if (n <= 0) {
-            if (n < 0 && errno == EINTR)
-                continue;
-            return false;
-        }
-        bytes += n;
-        size -= static_cast<std::size_t>(n);
-    }
-    return true;
+    return transfer_exact(::write, fd, static_cast<const char*>(data), size);
 }
 
 double cpu_seconds_of_self() {
