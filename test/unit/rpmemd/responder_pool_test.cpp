@@ -82,7 +82,7 @@ TEST_CASE("sessions share at most nthreads responder threads", "[rpmemd][respond
     for (int i = 0; i < 5; ++i) {
         sessions.push_back(std::make_unique<PipeSession>("session " + std::to_string(i)));
         REQUIRE(pool.attach(*sessions.back()));
-        CHECK(pool.threads() == std::min(i + 1, 2));
+        CHECK(pool.threads() == std::min(static_cast<unsigned>(i) + 1, 2U));
     }
     CHECK(pool.sessions() == 5);
     // Every session is served: what is posted to it gets handled, by one of two threads.
