@@ -21,8 +21,8 @@ namespace rpmem::persist {
 // The target half of one lane, beside InitiatorLane: its slots in the target's message buffers
 // (kLaneCredits receive slots of lane_slot_size(inline) bytes, then a ring of reply slots),
 // the handling of each message (RequestHandler: validate, copy with 8-byte stores, flush) and
-// the reply. The loop that owns the lanes (one responder thread for a session, reading one
-// completion queue shared by every lane's endpoint) hands each completion to the lane that
+// the reply. The loop that owns the lanes (the responder thread its session is attached to, reading
+// one completion queue shared by every lane's endpoint) hands each completion to the lane that
 // posted it (owner_of), and keeps the provider progressing.
 //
 // A lane is connected at most once: after it closes, for any reason, it refuses to be accepted

@@ -26,6 +26,10 @@ void add_persist_command(CLI::App& app, CommandOutput& output);
 // a replicated pool against persists per transaction x the raw round trip.
 void add_pmemobj_command(CLI::App& app, CommandOutput& output);
 
+// `sessions` (sessions_command.cpp): one session's persist latency while many others on the
+// same rpmemd persist at a steady rate, against the same session alone.
+void add_sessions_command(CLI::App& app, CommandOutput& output);
+
 // `resync` (resync_command.cpp): the online resync of a degraded replica, with a real rpmemd
 // killed and restarted, against the fabric's raw write bandwidth.
 void add_resync_command(CLI::App& app, CommandOutput& output);

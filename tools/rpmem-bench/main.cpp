@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
     CommandOutput output{std::cout, std::cerr};
     add_raw_command(app, output);
     add_persist_command(app, output);
+    add_sessions_command(app, output);
     add_resync_command(app, output);
 #ifdef RPMEM_BENCH_PMEMOBJ
     add_pmemobj_command(app, output);

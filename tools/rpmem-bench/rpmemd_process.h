@@ -36,6 +36,7 @@ public:
     Result<void> restart();
 
     std::uint16_t port() const noexcept { return port_; }
+    pid_t pid() const noexcept { return pid_; }
     const std::filesystem::path& poolset_dir() const noexcept { return poolset_dir_; }
     const std::filesystem::path& log_file() const noexcept { return log_file_; }
     const channel::CredentialFiles& credentials() const noexcept { return credentials_; }
