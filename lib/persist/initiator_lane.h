@@ -63,6 +63,9 @@ public:
     Result<void> drain();
     Result<void> read(std::span<std::byte> into, std::size_t offset);
 
+    // The most one message carries inline (a strict persist of at most this is one message).
+    std::size_t inline_size() const noexcept { return config_.inline_size; }
+
     // Tells the target we are done; the endpoint fails afterwards.
     void shutdown() noexcept;
 
