@@ -52,6 +52,7 @@ struct PmemobjOptions {
     std::size_t pool_size = 32 << 20;
     std::string pool_dir = "/dev/shm";
     unsigned replicas = 1;
+    unsigned rounds = 1;
     fs::path rpmemd;
     fs::path librpmem;
     OutputOptions output;
@@ -76,6 +77,8 @@ this program and of the daemons (user + system).
   --pool-size SIZE     pool size (default 32M)
   --pool-dir DIR       where the pool files go, both sides (default /dev/shm)
   --replicas N         also measure N REPLICA lines to N rpmemd (1 to 8; default 1)
+  --rounds R           with --replicas, measure one line and N lines R times in turn and
+                       give the ratio of each round and their median (default 1)
   --rpmemd PATH        the daemon (default: this build tree's, else rpmemd from PATH)
   --librpmem PATH      the library libpmemobj gets (default: this build tree's, else the
                        system's librpmem.so.1)
@@ -114,6 +117,12 @@ ScanResult parse_options(std::span<const std::string_view> args, std::ostream& e
                 ok = counts && counts->size() == 1 && counts->front() >= 1 && counts->front() <= 8;
                 if (ok)
                     options.replicas = static_cast<unsigned>(counts->front());
+            } else if (key == "--rounds") {
+                auto counts = parse_count_list(value);
+                ok =
+                    counts && counts->size() == 1 && counts->front() >= 1 && counts->front() <= 100;
+                if (ok)
+                    options.rounds = static_cast<unsigned>(counts->front());
             } else if (key == "--pool-dir") {
                 options.pool_dir = std::string(value);
             } else if (key == "--rpmemd") {
@@ -366,6 +375,8 @@ public:
         if (options_.replicas > 1) {
             if (auto group = run_group(report); !group)
                 return group;
+            if (auto rounds = run_more_rounds(replicated_set, report); !rounds)
+                return rounds;
         }
         work_->succeeded();
         return {};
@@ -380,6 +391,51 @@ private:
         for (unsigned k = 0; k < count && k < rpmemd_.size(); ++k)
             pids.push_back(rpmemd_[k]->pid());
         return pids;
+    }
+
+    // The p50 of one more row of the workload on `pool_set`, added to the report.
+    Result<double> run_round(const fs::path& pool_set, const std::string& name, unsigned round,
+                             Report& report) {
+        auto pool = WorkloadPool::open(pool_set);
+        if (!pool)
+            return fail(std::move(pool.error()));
+        auto row = run_workload(name, *pool, options_.limits);
+        if (!row)
+            return fail(std::move(row.error()));
+        row->wait = fmt::format("librpmem default, round {}", round);
+        const double p50 = row->latency.p50_us;
+        report.rows.push_back(std::move(*row));
+        return p50;
+    }
+
+    // Rounds 2 .. R: one line, then N lines, in turn, so that the machine's drift hits both;
+    // the ratio of each round (round 1 included) and their median.
+    Result<void> run_more_rounds(const fs::path& replicated_set, Report& report) {
+        if (options_.rounds < 2)
+            return {};
+        const std::string name = fmt::format("pmemobj-replicas-{}", options_.replicas);
+        std::vector<double> ratios{p50_of(report, name, 64) /
+                                   p50_of(report, "pmemobj-replicated", 64)};
+        for (unsigned round = 2; round <= options_.rounds; ++round) {
+            auto one = run_round(replicated_set, "pmemobj-replicated", round, report);
+            if (!one)
+                return fail(std::move(one.error()));
+            auto group = run_round(dir_ / "group.set", name, round, report);
+            if (!group)
+                return fail(std::move(group.error()));
+            ratios.push_back(*group / *one);
+        }
+        std::string listed;
+        for (double ratio : ratios)
+            listed += fmt::format("{}{:.2f}x", listed.empty() ? "" : ", ", ratio);
+        std::vector<double> sorted = ratios;
+        std::sort(sorted.begin(), sorted.end());
+        const std::size_t middle = sorted.size() / 2;
+        const double median =
+            sorted.size() % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+        report.context.emplace_back(fmt::format("p50 {} / pmemobj-replicated by round", name),
+                                    fmt::format("{}; median {:.2f}x", listed, median));
+        return {};
     }
 
     // The same workload on a pool set with a REPLICA line per rpmemd.
