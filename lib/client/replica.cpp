@@ -198,13 +198,7 @@ Result<void> Replica::on_lane(Call call, std::size_t offset, std::size_t length,
             result = on.flush(offset, length, relaxed);
             if (result) {
                 ++usage.flushes;
-                if (guard.pending_begin == guard.pending_end) {
-                    guard.pending_begin = offset;
-                    guard.pending_end = offset + length;
-                } else {
-                    guard.pending_begin = std::min(guard.pending_begin, offset);
-                    guard.pending_end = std::max(guard.pending_end, offset + length);
-                }
+                guard.add_pending(offset, length);
             }
             break;
         case Call::drain:
@@ -271,13 +265,7 @@ bool Replica::post_ahead(std::size_t offset, std::size_t length, unsigned lane) 
     if (!on.flush(offset, length, false))
         return false; // our own call meets the failure and applies our policy
     // Pending like a flush: a connection dropped before our call marks the range missed.
-    if (guard.pending_begin == guard.pending_end) {
-        guard.pending_begin = offset;
-        guard.pending_end = offset + length;
-    } else {
-        guard.pending_begin = std::min(guard.pending_begin, offset);
-        guard.pending_end = std::max(guard.pending_end, offset + length);
-    }
+    guard.add_pending(offset, length);
     // The range may have changed while it was copied (a racing writer): then the message
     // carries bytes no one can vouch for, and our own call sends the range again.
     if (std::memcmp(ahead.bytes.data(), bytes, length) != 0)

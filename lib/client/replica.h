@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -177,6 +178,17 @@ private:
         std::size_t pending_begin = 0;
         std::size_t pending_end = 0;
         PostedAhead ahead;
+
+        // Widens the pending range to cover [offset, +length).
+        void add_pending(std::size_t offset, std::size_t length) noexcept {
+            if (pending_begin == pending_end) {
+                pending_begin = offset;
+                pending_end = offset + length;
+            } else {
+                pending_begin = std::min(pending_begin, offset);
+                pending_end = std::max(pending_end, offset + length);
+            }
+        }
     };
     // What one lane carried. Written under its LaneGuard, so plain counters suffice.
     struct alignas(64) LaneUsage {

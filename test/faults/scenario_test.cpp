@@ -59,19 +59,6 @@ struct Stage {
     Clock::time_point fault_at{};
 };
 
-// The supervisor and its data-path workers (rpmemd --worker, its children).
-std::vector<pid_t> rpmemd_processes(pid_t supervisor) {
-    std::vector<pid_t> pids{supervisor};
-    for (const auto& task :
-         fs::directory_iterator("/proc/" + std::to_string(supervisor) + "/task")) {
-        std::ifstream children(task.path() / "children");
-        pid_t child = 0;
-        while (children >> child)
-            pids.push_back(child);
-    }
-    return pids;
-}
-
 // The rules of one cut, in an nftables table of its own in the target's namespace; healing
 // deletes the table. Packets are dropped, not rejected: a cut cable, not a closed port.
 void nft(const Stage& stage, const std::string& script) {
@@ -123,7 +110,7 @@ void kill_rpmemd(Stage& stage) {
 }
 
 void stop_rpmemd(Stage& stage) {
-    stage.stopped = rpmemd_processes(stage.rpmemd.process().pid());
+    stage.stopped = process_and_children(stage.rpmemd.process().pid());
     for (pid_t pid : stage.stopped)
         ::kill(pid, SIGSTOP);
 }

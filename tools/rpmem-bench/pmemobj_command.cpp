@@ -498,7 +498,9 @@ void add_ratios(Report& report, double persists_per_transaction) {
                         replicated / floor, persists_per_transaction, round_trip, floor));
     }
     for (const ResultRow& row : report.rows) {
-        if (row.operation.rfind("pmemobj-replicas-", 0) != 0 || replicated <= 0)
+        // The first row of N lines (later rounds have their own line).
+        if (row.operation.rfind("pmemobj-replicas-", 0) != 0 || replicated <= 0 ||
+            row.wait.find("round") != std::string::npos)
             continue;
         const double group = p50_of(report, row.operation, 64);
         report.context.emplace_back(

@@ -23,6 +23,7 @@
 
 #include "librpmem.h"
 #include "process.h"
+#include "replica_pair.h"
 #include "rpmemd_instance.h"
 #include "temp_dir.h"
 
@@ -41,19 +42,9 @@ std::string read_text(const fs::path& path) {
     return text.str();
 }
 
-struct Pair {
-    TempDir root_a{"rpmem-fan-out-a"};
-    TempDir root_b{"rpmem-fan-out-b"};
-    RpmemdInstance a{root_a};
-    RpmemdInstance b{root_b, {.shared_credentials = a.tls_dir()}};
-
-    Pair() {
-        for (auto [rpmemd, root] : {std::pair{&a, &root_a}, std::pair{&b, &root_b}})
-            rpmemd->write_pool_set("pool.set", "PMEMPOOLSET\nOPTION NOHDRS\n2M " +
-                                                   (*root / "pool.part").string() + "\n");
-    }
-    fs::path part_a() const { return root_a / "pool.part"; }
-    fs::path part_b() const { return root_b / "pool.part"; }
+struct Pair : ReplicaPair {
+    Pair()
+        : ReplicaPair("rpmem-fan-out") {}
 };
 
 // The "N persists posted by a sibling" of `target`'s usage line in librpmem's log; -1 if none.
@@ -100,19 +91,6 @@ std::string persist_both(RPMEMpool* on_a, RPMEMpool* on_b, std::byte* pool, std:
     if (rpmem_persist(on_b, offset, 64, 0, 0) != 0)
         return std::string("b: ") + rpmem_errormsg();
     return "";
-}
-
-// The supervisor and its workers (its children), for SIGSTOP and SIGCONT.
-std::vector<pid_t> daemon_processes(pid_t supervisor) {
-    std::vector<pid_t> pids{supervisor};
-    for (const auto& task :
-         fs::directory_iterator("/proc/" + std::to_string(supervisor) + "/task")) {
-        std::ifstream children(task.path() / "children");
-        pid_t child = 0;
-        while (children >> child)
-            pids.push_back(child);
-    }
-    return pids;
 }
 
 // Stops `pids` and waits until the kernel shows each of them stopped ('T'), for at most 5 s.
@@ -211,7 +189,7 @@ TEST_CASE("fan-out: a stopped replica's call waits for its own acknowledgement a
             return opened;
         if (auto failed = persist_both(on_a, on_b, pool, 4096, 1); !failed.empty())
             return failed;
-        const std::vector<pid_t> daemon = daemon_processes(pair.b.process().pid());
+        const std::vector<pid_t> daemon = process_and_children(pair.b.process().pid());
         if (daemon.size() < 2)
             return "b's worker process was not found";
         if (!stop_all(daemon))
@@ -223,7 +201,7 @@ TEST_CASE("fan-out: a stopped replica's call waits for its own acknowledgement a
         const auto began = std::chrono::steady_clock::now();
         const int on_b_result = rpmem_persist(on_b, 4096, 64, 0, 0);
         const auto took = std::chrono::steady_clock::now() - began;
-        for (pid_t pid : daemon_processes(pair.b.process().pid()))
+        for (pid_t pid : process_and_children(pair.b.process().pid()))
             ::kill(pid, SIGCONT);
         if (on_b_result == 0)
             return "b's persist returned 0 while its rpmemd was stopped";
@@ -239,7 +217,7 @@ TEST_CASE("fan-out: a stopped replica's call waits for its own acknowledgement a
     });
     // The child stops and continues b's processes itself; continue them here too, in case it
     // died in between.
-    for (pid_t pid : daemon_processes(pair.b.process().pid()))
+    for (pid_t pid : process_and_children(pair.b.process().pid()))
         ::kill(pid, SIGCONT);
     INFO(outcome.message << "\n" << read_text(log));
     CHECK(outcome.status == 0);

@@ -19,6 +19,7 @@
 
 #include "process.h"
 #include "replica_group.h"
+#include "replica_pair.h"
 #include "rpmemd_instance.h"
 #include "temp_dir.h"
 
@@ -36,17 +37,9 @@ std::string read_text(const fs::path& path) {
     return text.str();
 }
 
-struct Pair {
-    TempDir root_a{"rpmem-group-a"};
-    TempDir root_b{"rpmem-group-b"};
-    RpmemdInstance a{root_a};
-    RpmemdInstance b{root_b, {.shared_credentials = a.tls_dir()}};
-
-    Pair() {
-        for (auto [rpmemd, root] : {std::pair{&a, &root_a}, std::pair{&b, &root_b}})
-            rpmemd->write_pool_set("pool.set", "PMEMPOOLSET\nOPTION NOHDRS\n2M " +
-                                                   (*root / "pool.part").string() + "\n");
-    }
+struct Pair : ReplicaPair {
+    Pair()
+        : ReplicaPair("rpmem-group") {}
     std::vector<rpmem::ReplicaTarget> targets() const {
         return {{a.target(), "pool.set"}, {b.target(), "pool.set"}};
     }
