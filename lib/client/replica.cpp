@@ -254,7 +254,9 @@ bool Replica::post_ahead(std::size_t offset, std::size_t length, unsigned lane) 
     if (sync_.load(std::memory_order_acquire) != SyncState::in_sync || !connection_)
         return false;
     persist::InitiatorLane& on = connection_->lanes->lane(lane);
-    if (length > on.inline_size())
+    // One message, sent without waiting: a sibling's call never waits on this replica (a
+    // stalled target, or posts nobody drained, cost it nothing).
+    if (length > on.inline_size() || !on.can_send_now())
         return false;
     PostedAhead& ahead = guard.ahead;
     ahead.valid = false;

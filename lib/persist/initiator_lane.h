@@ -68,6 +68,11 @@ public:
 
     // The most one message carries inline (a strict persist of at most this is one message).
     std::size_t inline_size() const noexcept { return config_.inline_size; }
+    // Whether one message can be sent now without waiting for a buffer or a credit (what is
+    // known without reading the completion queue).
+    bool can_send_now() const noexcept {
+        return !send_busy_[next_send_slot_] && credits_.has_credit();
+    }
 
     // Tells the target we are done; the endpoint fails afterwards.
     void shutdown() noexcept;

@@ -246,3 +246,40 @@ TEST_CASE("fan-out off (RPMEM_FAN_OUT=0): every call persists on its own") {
     REQUIRE(outcome.status == 0);
     CHECK(posted_by_sibling(read_text(log), pair.b.target()) == 0);
 }
+
+TEST_CASE("fan-out: a's calls never wait on b, stopped and never drained by its own calls") {
+    Pair pair;
+    const auto log = pair.root_a / "client.log";
+    ChildOutcome outcome = run_in_child([&](int) -> std::string {
+        std::byte* pool = nullptr;
+        RPMEMpool* on_a = nullptr;
+        RPMEMpool* on_b = nullptr;
+        if (auto opened = open_both(pair, log, {}, pool, on_a, on_b); !opened.empty())
+            return opened;
+        const std::vector<pid_t> daemon = process_and_children(pair.b.process().pid());
+        if (!stop_all(daemon))
+            return "b's processes did not stop";
+        // Each of a's persists posts to b until b's lane has no credit left; none may wait for
+        // b (RPMEM_TIMEOUT is 1.5 s).
+        const auto began = std::chrono::steady_clock::now();
+        std::string failed;
+        for (int i = 1; i <= 50 && failed.empty(); ++i) {
+            std::memset(pool + 4096 + i * 64, i, 64);
+            if (rpmem_persist(on_a, 4096 + i * 64, 64, 0, 0) != 0)
+                failed = std::string("a: ") + rpmem_errormsg();
+        }
+        const auto took = std::chrono::steady_clock::now() - began;
+        for (pid_t pid : daemon)
+            ::kill(pid, SIGCONT);
+        if (!failed.empty())
+            return failed;
+        if (took >= 1000ms)
+            return "a's persists waited for the stopped b";
+        rpmem_close(on_b);
+        return rpmem_close(on_a) == 0 ? "" : std::string("closing a: ") + rpmem_errormsg();
+    });
+    for (pid_t pid : process_and_children(pair.b.process().pid()))
+        ::kill(pid, SIGCONT);
+    INFO(outcome.message << "\n" << read_text(log));
+    CHECK(outcome.status == 0);
+}
