@@ -75,14 +75,15 @@ Replica::Connection::~Connection() {
 }
 
 Replica::Replica(const Settings& settings, const Target& target, std::string_view pool_set,
-                 std::span<std::byte> pool, std::shared_ptr<SyncQuorum> siblings)
+                 std::span<std::byte> pool, std::shared_ptr<SiblingGroup> siblings)
     : settings_(settings)
     , target_(target)
     , where_(fmt::format("{}:{}", target.host, target.port.value_or(kDefaultPort)))
     , pool_set_(pool_set)
     , pool_(pool)
-    , quorum_member_(siblings ? std::move(siblings)
-                              : std::make_shared<SyncQuorum>(settings.min_in_sync_replicas))
+    , siblings_(siblings ? std::move(siblings)
+                         : std::make_shared<SiblingGroup>(settings.min_in_sync_replicas, false))
+    , quorum_member_(siblings_->quorum())
     , dirty_(pool.size()) {}
 
 Replica::~Replica() {
@@ -169,9 +170,24 @@ Result<void> Replica::on_lane(Call call, std::size_t offset, std::size_t length,
         persist::InitiatorLane& on = connection_->lanes->lane(lane);
         Result<void> result;
         LaneUsage& usage = usage_[lane];
+        const bool claimed = call == Call::persist && claim_posted_ahead(guard, offset, length);
         switch (call) {
         case Call::persist:
-            result = on.persist(offset, length, relaxed);
+            if (claimed) {
+                // A sibling's call posted this very persist on this lane: wait for our own
+                // target's acknowledgement of it (and of everything before it on the lane).
+                result = on.drain();
+                if (result)
+                    ++usage.posted_ahead;
+            } else {
+                // Ours first, then the siblings' (each on its own lane, not waited for), then
+                // the wait for ours: the round trips overlap.
+                result = on.flush(offset, length, relaxed);
+                if (result && fan_out_)
+                    fan_out_->post_to_siblings(offset, length, lane);
+                if (result)
+                    result = on.drain();
+            }
             if (result)
                 ++usage.persists;
             break;
@@ -184,13 +200,7 @@ Result<void> Replica::on_lane(Call call, std::size_t offset, std::size_t length,
             result = on.flush(offset, length, relaxed);
             if (result) {
                 ++usage.flushes;
-                if (guard.pending_begin == guard.pending_end) {
-                    guard.pending_begin = offset;
-                    guard.pending_end = offset + length;
-                } else {
-                    guard.pending_begin = std::min(guard.pending_begin, offset);
-                    guard.pending_end = std::max(guard.pending_end, offset + length);
-                }
+                guard.add_pending(offset, length);
             }
             break;
         case Call::drain:
@@ -220,6 +230,56 @@ Result<void> Replica::on_lane(Call call, std::size_t offset, std::size_t length,
     }
 }
 
+// Under the lane's mutex: whether a persist of exactly [offset, +length) was posted ahead on
+// this lane by a sibling and may stand for this call's own (see the class comment). The record
+// is spent either way: a call that does not claim it persists anew, which drains it too.
+bool Replica::claim_posted_ahead(LaneGuard& guard, std::size_t offset, std::size_t length) {
+    PostedAhead& ahead = guard.ahead;
+    if (!ahead.valid)
+        return false;
+    ahead.valid = false;
+    return ahead.on == connection_.get() && ahead.offset == offset &&
+           ahead.bytes.size() == length &&
+           std::memcmp(ahead.bytes.data(), pool_.data() + offset, length) == 0;
+}
+
+bool Replica::post_ahead(std::size_t offset, std::size_t length, unsigned lane) {
+    if (lane >= lane_count_ || length == 0 || offset < data_start_ || offset >= pool_.size() ||
+        length > pool_.size() - offset || broken_.load(std::memory_order_acquire))
+        return false;
+    LaneGuard& guard = guards_[lane];
+    const std::unique_lock lock(guard.mutex, std::try_to_lock);
+    // Busy: its owner (a thread of the application, or the resync) goes on undisturbed, and
+    // our own call persists the range when it comes.
+    if (!lock.owns_lock())
+        return false;
+    if (sync_.load(std::memory_order_acquire) != SyncState::in_sync || !connection_)
+        return false;
+    persist::InitiatorLane& on = connection_->lanes->lane(lane);
+    // One message, sent without waiting: a sibling's call never waits on this replica (a
+    // stalled target, or posts nobody drained, cost it nothing).
+    if (length > on.inline_size() || !on.can_send_now())
+        return false;
+    PostedAhead& ahead = guard.ahead;
+    ahead.valid = false;
+    const std::byte* bytes = pool_.data() + offset;
+    ahead.bytes.assign(bytes, bytes + length);
+    // Strict: an inline message is at least what a relaxed persist promises, and carries a
+    // copy of the bytes made now (an RMA write would read them later).
+    if (!on.flush(offset, length, false))
+        return false; // our own call meets the failure and applies our policy
+    // Pending like a flush: a connection dropped before our call marks the range missed.
+    guard.add_pending(offset, length);
+    // The range may have changed while it was copied (a racing writer): then the message
+    // carries bytes no one can vouch for, and our own call sends the range again.
+    if (std::memcmp(ahead.bytes.data(), bytes, length) != 0)
+        return true;
+    ahead.on = connection_.get();
+    ahead.offset = offset;
+    ahead.valid = true;
+    return true;
+}
+
 void Replica::degrade(const char* step, std::size_t offset, std::size_t length, const Error& why) {
     dirty_.mark(offset, length);
     const SyncState was = sync_.exchange(SyncState::degraded, std::memory_order_acq_rel);
@@ -245,6 +305,7 @@ void Replica::retire_connection() {
         if (guard.pending_begin != guard.pending_end)
             dirty_.mark(guard.pending_begin, guard.pending_end - guard.pending_begin);
         guard.pending_begin = guard.pending_end = 0;
+        guard.ahead.valid = false; // posted on the connection that goes now
     }
     connection_.reset();
 }
@@ -615,17 +676,19 @@ void Replica::log_usage() const {
         total.drains += lane.drains;
         total.reads += lane.reads;
         total.bytes += lane.bytes;
+        total.posted_ahead += lane.posted_ahead;
     }
     logger().info("{}: closing pool set {}: {} persists, {} deep persists, {} flushes, {} "
-                  "drains, {} reads, {} bytes on {} lanes",
+                  "drains, {} reads, {} bytes on {} lanes; {} persists posted by a sibling",
                   where_, pool_set_, total.persists, total.deep_persists, total.flushes,
-                  total.drains, total.reads, total.bytes, usage_.size());
+                  total.drains, total.reads, total.bytes, usage_.size(), total.posted_ahead);
 }
 
 Result<void> Replica::close() {
     if (closed_)
         return {};
     closed_ = true;
+    fan_out_.reset(); // no sibling posts here from now on
     // A resync under way is given up to RPMEM_TIMEOUT to finish, so that a program ending soon
     // after its replica came back leaves it consistent rather than outdated.
     const auto patience = std::chrono::steady_clock::now() + settings_.timeout;
@@ -668,7 +731,7 @@ Result<std::unique_ptr<Replica>>
 Replica::start(bool create, const Settings& settings, const Target& target,
                std::string_view pool_set, std::span<std::byte> pool, unsigned& lanes,
                const PoolAttributes* create_attributes, PoolAttributes* open_attributes,
-               bool bring_up_to_date, std::shared_ptr<SyncQuorum> siblings) {
+               bool bring_up_to_date, std::shared_ptr<SiblingGroup> siblings) {
     configure_logger(settings);
     std::unique_ptr<Replica> session(
         new Replica(settings, target, pool_set, pool, std::move(siblings)));
@@ -686,6 +749,8 @@ Replica::start(bool create, const Settings& settings, const Target& target,
     }
     logger().info("{} {} on {}: {} lanes, generation {}", create ? "created" : "opened", pool_set,
                   target.to_string(), lanes, session->generation_);
+    session->fan_out_.emplace(session->siblings_,
+                              static_cast<SiblingGroup::FanOutMember&>(*session));
     return session;
 }
 
@@ -693,7 +758,7 @@ Result<std::unique_ptr<Replica>> Replica::create(const Settings& settings, const
                                                  std::string_view pool_set,
                                                  std::span<std::byte> pool, unsigned& lanes,
                                                  const PoolAttributes* attributes,
-                                                 std::shared_ptr<SyncQuorum> siblings) {
+                                                 std::shared_ptr<SiblingGroup> siblings) {
     return start(true, settings, target, pool_set, pool, lanes, attributes, nullptr, true,
                  std::move(siblings));
 }
@@ -702,7 +767,7 @@ Result<std::unique_ptr<Replica>> Replica::open(const Settings& settings, const T
                                                std::string_view pool_set, std::span<std::byte> pool,
                                                unsigned& lanes, PoolAttributes* attributes,
                                                bool bring_up_to_date,
-                                               std::shared_ptr<SyncQuorum> siblings) {
+                                               std::shared_ptr<SiblingGroup> siblings) {
     return start(false, settings, target, pool_set, pool, lanes, nullptr, attributes,
                  bring_up_to_date, std::move(siblings));
 }

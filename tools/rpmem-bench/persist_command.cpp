@@ -33,6 +33,7 @@
 #include "latency_summary.h"
 #include "poolset/parser.h"
 #include "poolset/pool_mapping.h"
+#include "process_cpu.h"
 #include "raw_baseline.h"
 #include "raw_target.h"
 #include "result_report.h"
@@ -97,12 +98,15 @@ public:
             protocol::PersistMethod method;
             bool strict;
             const char* name;
+            bool client_default_wait = false; // librpmem's adaptive spin, not busy-polling
         };
         for (Mode mode : {Mode{protocol::PersistMethod::gpspm, true, "strict"},
+                          Mode{protocol::PersistMethod::gpspm, true, "strict-adaptive", true},
                           Mode{protocol::PersistMethod::commit, false, "relaxed-commit"},
                           Mode{protocol::PersistMethod::gpspm, false, "relaxed-gpspm"},
                           Mode{protocol::PersistMethod::apm, false, "relaxed-apm"}}) {
-            if (auto measured = measure_mode(mode.method, mode.strict, mode.name, report);
+            if (auto measured = measure_mode(mode.method, mode.strict, mode.name,
+                                             mode.client_default_wait, report);
                 !measured)
                 return measured;
         }
@@ -115,7 +119,7 @@ public:
 
 private:
     Result<void> measure_mode(protocol::PersistMethod method, bool strict, const char* name,
-                              Report& report) {
+                              bool client_default_wait, Report& report) {
         daemon::DataPlaneRequest request;
         request.provider = protocol::provider_preference_from_name(options_.provider)
                                .value_or(protocol::ProviderPreference::any);
@@ -136,7 +140,10 @@ private:
         const protocol::DataPath path =
             (*target)->info().data_path(method, mapping_->size(), request.token);
         client::Settings settings;
-        settings.spin = std::chrono::hours(1); // never block: the client has a core of its own
+        // Never block (the client has a core of its own), unless the row measures librpmem's
+        // default: spin up to RPMEM_SPIN_US while that pays, else block (persist::AdaptiveSpin).
+        if (!client_default_wait)
+            settings.spin = std::chrono::hours(1);
         if (cpus_.size() >= 2)
             pin_current_thread(cpus_.front());
         auto lanes = client::LaneSet::connect(path, "127.0.0.1", {local_.get(), pool_size_},
@@ -147,12 +154,26 @@ private:
 
         for (std::size_t size : options_.sizes) {
             // Sixteen distinct ranges in turn, past the header.
+            const double thread_before = thread_cpu_seconds();
+            const double process_before = process_cpu_seconds();
             auto row = sample_latency(name, size, options_.limits, [&](std::size_t i) {
                 const std::size_t offset = 4096 + (i % 16) * size;
                 return lane.persist(offset, size, !strict);
             });
             if (!row)
                 return fail(std::move(row.error()));
+            // CPU per persist (user + system): the client's thread, and this whole process
+            // (client and the in-process target, which busy-polls).
+            const double persists =
+                static_cast<double>(std::max<std::size_t>(row->latency.count, 1));
+            report.context.emplace_back(
+                fmt::format("cpu per persist {} {} B", name, size),
+                fmt::format("client thread {:.1f} us, client + target {:.1f} us (p50 {:.1f} us)",
+                            (thread_cpu_seconds() - thread_before) / persists * 1e6,
+                            (process_cpu_seconds() - process_before) / persists * 1e6,
+                            row->latency.p50_us));
+            if (client_default_wait)
+                row->wait = "librpmem default (adaptive spin)";
             report.rows.push_back(std::move(*row));
         }
         return {};
@@ -170,9 +191,8 @@ private:
 // "strict 64: 1.08x raw-gpspm" lines: each rpmem row against its fabric counterpart.
 void add_ratios(Report& report) {
     const std::map<std::string, std::string> baseline_of = {
-        {"strict", "raw-gpspm"},
-        {"relaxed-gpspm", "raw-gpspm"},
-        {"relaxed-commit", "raw-commit"},
+        {"strict", "raw-gpspm"},        {"strict-adaptive", "raw-gpspm"},
+        {"relaxed-gpspm", "raw-gpspm"}, {"relaxed-commit", "raw-commit"},
         {"relaxed-apm", "raw-apm"},
     };
     for (const ResultRow& row : report.rows) {
@@ -231,8 +251,10 @@ void add_persist_command(CLI::App& app, CommandOutput& output) {
         "Replicated persist latency through rpmem's data path (rpmemd's FabricTarget serving a\n"
         "real pool file, the client's lanes) against the raw fabric round trip of the same\n"
         "shape, both measured in this run on loopback. Rows: raw-gpspm, raw-commit, raw-apm (the\n"
-        "fabric), then strict (a plain rpmem_persist), relaxed-commit, relaxed-gpspm,\n"
-        "relaxed-apm. The context lists each rpmem figure as a ratio to its raw counterpart.",
+        "fabric), then strict (a plain rpmem_persist), strict-adaptive (the same with librpmem's\n"
+        "default wait: spin while it pays, else block), relaxed-commit, relaxed-gpspm,\n"
+        "relaxed-apm. The context lists each rpmem figure as a ratio to its raw counterpart, and\n"
+        "the CPU (user + system) per persist of the client's thread and of the whole process.",
         kPoolFooter, output, &run_persist);
     command->add_option("--provider", options->provider, "tcp (default) or sockets");
     command->add_option("--sizes", options->sizes, "persist sizes (default 64,4K,64K,1M)")

@@ -21,10 +21,12 @@ namespace rpmem::bench {
 class RpmemdProcess {
 public:
     // `rpmemd` is the binary (a bare name is looked up in PATH); `config_lines` are extra
-    // `key = value` lines for its config.
+    // `key = value` lines for its config; `shared` (when not null): another daemon's
+    // credentials, so that one client reaches both, instead of new ones.
     static Result<std::unique_ptr<RpmemdProcess>>
     start(const std::filesystem::path& rpmemd, const std::filesystem::path& directory,
-          const std::vector<std::string>& config_lines);
+          const std::vector<std::string>& config_lines,
+          const channel::CredentialFiles* shared = nullptr);
     ~RpmemdProcess();
     RpmemdProcess(const RpmemdProcess&) = delete;
     RpmemdProcess& operator=(const RpmemdProcess&) = delete;
