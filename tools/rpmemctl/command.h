@@ -77,4 +77,13 @@ int run_info_command(std::span<const std::string_view> args, std::ostream& out, 
 int run_verify_command(std::span<const std::string_view> args, std::ostream& out,
                        std::ostream& err);
 
+// `rpmemctl promote|demote|rejoin|role ...` (failover_commands.cpp).
+int run_promote_command(std::span<const std::string_view> args, std::ostream& out,
+                        std::ostream& err);
+int run_demote_command(std::span<const std::string_view> args, std::ostream& out,
+                       std::ostream& err);
+int run_rejoin_command(std::span<const std::string_view> args, std::ostream& out,
+                       std::ostream& err);
+int run_role_command(std::span<const std::string_view> args, std::ostream& out, std::ostream& err);
+
 } // namespace rpmem::tools

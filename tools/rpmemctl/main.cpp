@@ -30,6 +30,18 @@ constexpr std::array kCommands{
             "compare a pool with its remote replicas by digests, optionally repair them "
             "(verify SET [--repair] [--extent-size N] [--json])",
             &rpmem::tools::run_verify_command},
+    Command{"role", "a pool set's role, state and generation on rpmemd (role TARGET SET [--json])",
+            &rpmem::tools::run_role_command},
+    Command{"promote",
+            "make a replica a primary, fencing its old primary (promote TARGET SET "
+            "[--force])",
+            &rpmem::tools::run_promote_command},
+    Command{"demote", "undo a promote nothing used (demote TARGET SET [--generation N])",
+            &rpmem::tools::run_demote_command},
+    Command{"rejoin",
+            "make the old primary a replica of the new one (rejoin NEW_PRIMARY SET OLD_PRIMARY "
+            "OLD_SET)",
+            &rpmem::tools::run_rejoin_command},
 };
 
 void print_usage(std::ostream& out) {
