@@ -167,9 +167,15 @@ Result<std::unique_ptr<OpenPool>> PoolStore::open(const PoolRequest& request) {
         return fail(status_error(
             Status::split_brain,
             fmt::format("{}: split brain: this copy was promoted to a primary at generation {} "
-                        "and is no longer a replica; rejoin it as a replica of the new primary "
-                        "or remove it",
-                        context, found.generation)));
+                        "(it was a replica at generation {}{}) and is no longer a replica; the "
+                        "initiator is the old primary: stop it, and make its pool a replica of "
+                        "the new one with 'rpmemctl rejoin NEW_PRIMARY {} OLD_PRIMARY OLD_SET'",
+                        context, found.generation,
+                        found.undo ? found.undo->generation : found.generation - 1,
+                        request.expected_generation != 0
+                            ? fmt::format(", the initiator expects {}", request.expected_generation)
+                            : "",
+                        escape_for_log(request.name))));
     if (request.expected_generation != 0 && request.expected_generation != found.generation)
         return fail(status_error(
             Status::split_brain,
