@@ -167,7 +167,9 @@ Reply DaemonSession::attach_replica(const protocol::AttachReplicaRequest& reques
                                         attached->own_uuid,
                                         attached->replica_uuid,
                                         attached->record.state,
-                                        attached->record.generation};
+                                        attached->record.generation,
+                                        attached->promotable,
+                                        attached->in_use};
 }
 
 } // namespace rpmem::daemon

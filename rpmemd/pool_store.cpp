@@ -313,6 +313,12 @@ bool is_self_linked(std::span<const poolset::PoolHeader> headers) {
            headers.front().next_repl_uuid == headers.front().uuid;
 }
 
+// A copy a promote takes without force: consistent, or lost while replicating synchronously.
+bool is_up_to_date(const ReplicaRecord& record) {
+    return record.state == protocol::ReplicaState::consistent ||
+           (record.state == protocol::ReplicaState::inconsistent && record.lost_in_sync);
+}
+
 std::string state_text(const ReplicaRecord& record) {
     return fmt::format("{}{} at generation {}", protocol::name_of(record.state),
                        record.lost_in_sync ? " (lost in sync)" : "", record.generation);
@@ -363,9 +369,7 @@ Result<PoolStore::PromoteOutcome> PoolStore::promote(std::string_view identity,
         auto checked = poolset::check_target_headers(mapping->set(), headers);
         if (!checked)
             return fail(annotate(std::move(checked.error()), Status::pool_config, context));
-        const bool up_to_date =
-            before.state == protocol::ReplicaState::consistent ||
-            (before.state == protocol::ReplicaState::inconsistent && before.lost_in_sync);
+        const bool up_to_date = is_up_to_date(before);
         if (!up_to_date && !force)
             return fail(status_error(
                 Status::invalid_request,
@@ -498,26 +502,38 @@ Result<PoolStore::Identity> PoolStore::attach_replica(std::string_view identity,
                                                       const PoolAttributes::Uuid& replica_uuid) {
     const std::string context =
         fmt::format("attaching a replica to pool set '{}'", escape_for_log(name));
+    const bool report_only =
+        std::all_of(replica_uuid.begin(), replica_uuid.end(), [](auto b) { return b == 0; });
     auto located = locate(identity, name, true);
     if (!located)
         return fail(std::move(located.error()).add_context(context));
+    Identity result;
     auto hold = reserve(*located, identity, 0);
-    if (!hold)
+    if (!hold && !(report_only && reply_status_for(hold.error()) == Status::busy))
         return fail(std::move(hold.error()).add_context(context));
+    // A report works on a set in use (a session replicating to it): the state file alone.
+    result.in_use = !hold;
     auto stored = state_file_of(located->file).read();
     if (!stored)
         return fail(annotate(std::move(stored.error()), Status::pool_config, context));
-    const bool report_only =
-        std::all_of(replica_uuid.begin(), replica_uuid.end(), [](auto b) { return b == 0; });
-    if (!report_only && (!*stored || (*stored)->state != protocol::ReplicaState::promoted))
-        return fail(
-            status_error(Status::invalid_request,
-                         fmt::format("{}: it is {}; only a promoted set (a primary) "
-                                     "gets a replica attached",
-                                     context, *stored ? state_text(**stored) : "without state")));
+    result.record = stored->value_or(ReplicaRecord{});
+    result.promotable = is_up_to_date(result.record);
+    if (!report_only && result.record.state != protocol::ReplicaState::promoted)
+        return fail(status_error(Status::invalid_request,
+                                 fmt::format("{}: it is {}; only a promoted set (a primary) "
+                                             "gets a replica attached",
+                                             context, state_text(result.record))));
+    if (result.in_use)
+        return result;
     auto mapping = poolset::PoolMapping::open(located->set);
-    if (!mapping)
+    if (!mapping) {
+        // A local program (libpmemobj on a primary) holds the parts' locks.
+        if (report_only && reply_status_for(mapping.error()) == Status::busy) {
+            result.in_use = true;
+            return result;
+        }
         return fail(annotate(std::move(mapping.error()), Status::pool_config, context));
+    }
     std::vector<poolset::PoolHeader> headers = mapping->read_headers();
     if (auto checked = poolset::check_target_headers(mapping->set(), headers); !checked)
         return fail(annotate(std::move(checked.error()), Status::pool_config, context));
@@ -530,8 +546,10 @@ Result<PoolStore::Identity> PoolStore::attach_replica(std::string_view identity,
             return fail(annotate(std::move(written.error()), Status::fatal, context));
     }
     const poolset::PoolHeader& first = headers.front();
-    return Identity{first.poolset_uuid, first.uuid, first.next_repl_uuid,
-                    stored->value_or(ReplicaRecord{})};
+    result.poolset_uuid = first.poolset_uuid;
+    result.own_uuid = first.uuid;
+    result.replica_uuid = first.next_repl_uuid;
+    return result;
 }
 
 } // namespace rpmem::daemon

@@ -191,9 +191,12 @@ public:
         PoolAttributes::Uuid own_uuid{};     // part 0
         PoolAttributes::Uuid replica_uuid{}; // what the replica links name
         ReplicaRecord record;
+        bool promotable = false; // promote would take it without force
+        bool in_use = false;     // held by a session or a local program: UUIDs left zero
     };
     // On a promoted set: links its headers to the replica whose part 0 is `replica_uuid`; a
-    // zero one changes nothing and works on any set. Tells the set's identity and record.
+    // zero one changes nothing and works on any set, also one in use (then from the state file
+    // alone). Tells the set's identity and record.
     Result<Identity> attach_replica(std::string_view identity, std::string_view name,
                                     const PoolAttributes::Uuid& replica_uuid);
 

@@ -20,6 +20,8 @@ constexpr std::uint32_t kCloseInSync = 1U << 1;
 constexpr std::uint32_t kCloseUntouched = 1U << 2;
 constexpr std::uint32_t kRemoveForce = 1U << 0;   // PMDK's RPMEM_REMOVE_FORCE
 constexpr std::uint32_t kRemovePoolSet = 1U << 1; // PMDK's RPMEM_REMOVE_POOL_SET
+constexpr std::uint8_t kRolePromotable = 1U << 0;
+constexpr std::uint8_t kRoleInUse = 1U << 1;
 
 template <std::size_t N>
 std::span<const std::uint8_t> as_bytes(const std::array<char, N>& chars) {
@@ -579,6 +581,8 @@ void write_body(ByteWriter& w, const AttachReplicaReply& m) {
     w.bytes(m.replica_uuid);
     w.u8(static_cast<std::uint8_t>(m.state));
     w.u64(m.generation);
+    w.u8(static_cast<std::uint8_t>((m.promotable ? kRolePromotable : 0) |
+                                   (m.in_use ? kRoleInUse : 0)));
 }
 void read_body(ByteReader& r, AttachReplicaReply& m) {
     read_status(r, m);
@@ -587,6 +591,11 @@ void read_body(ByteReader& r, AttachReplicaReply& m) {
     r.bytes(m.replica_uuid, "replica_uuid");
     m.state = read_replica_state(r);
     m.generation = r.u64("generation");
+    auto flags = r.u8("flags");
+    r.require((flags & ~(kRolePromotable | kRoleInUse)) == 0, "flags",
+              fmt::format("unknown flag bits {:#x}", flags & ~(kRolePromotable | kRoleInUse)));
+    m.promotable = (flags & kRolePromotable) != 0;
+    m.in_use = (flags & kRoleInUse) != 0;
 }
 
 void write_body(ByteWriter&, const Pong&) {}

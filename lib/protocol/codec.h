@@ -53,7 +53,7 @@ namespace rpmem::protocol {
 //   rejoin_reply    status, replica_uuid[16], u8 state, u64 generation
 //   attach_replica  str pool_set, replica_uuid[16] (zero: report only)
 //   attach_replica_reply  status, poolset_uuid[16], primary_uuid[16], replica_uuid[16],
-//                   u8 state, u64 generation
+//                   u8 state, u64 generation, u8 flags (bit 0: promotable, bit 1: in_use)
 //
 // Decoding checks every field against the limits in message_limits.h, refuses unknown enum values,
 // unknown flag bits and booleans other than 0/1, and requires the body to end exactly after

@@ -78,7 +78,7 @@ constexpr std::size_t body_limit(MessageType type) noexcept {
     case MessageType::attach_replica:
         return string_size(kMaxPoolSetNameLength) + kUuidSize;
     case MessageType::attach_replica_reply:
-        return kStatusSize + kUuidSize * 3 + 1 + 8;
+        return kStatusSize + kUuidSize * 3 + 1 + 8 + 1;
     case MessageType::digest_reply:
         return kStatusSize + 4 + 8 * kMaxDigestExtents;
     case MessageType::close_reply:

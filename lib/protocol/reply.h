@@ -201,6 +201,8 @@ struct AttachReplicaReply {
     PoolAttributes::Uuid replica_uuid{}; // what its replica links name now
     ReplicaState state = ReplicaState::promoted;
     std::uint64_t generation = 0;
+    bool promotable = false; // a promote without force would be accepted now (state-wise)
+    bool in_use = false;     // a session or a local program has the set open; UUIDs are zero
 
     friend bool operator==(const AttachReplicaReply&, const AttachReplicaReply&) = default;
 };

@@ -55,8 +55,9 @@ constexpr std::string_view kRejoinUsage =
 constexpr std::string_view kRoleUsage =
     "usage: rpmemctl role [user@]HOST[:PORT] SET [--json]\n"
     "\n"
-    "Prints the replica state (consistent, inconsistent, outdated, promoted), the generation\n"
-    "and the UUIDs of SET without changing anything; fails while SET is open.\n"
+    "Prints the replica state (consistent, inconsistent, outdated, promoted), the generation,\n"
+    "whether a promote would take it without --force, and the UUIDs of SET, without changing\n"
+    "anything. While a session or a local program has SET open, the UUIDs are not read.\n"
     "\n"
     "Exit status: 0 done, 1 failed, 2 usage error.\n";
 
@@ -223,14 +224,17 @@ int run_role_command(std::span<const std::string_view> args, std::ostream& out, 
                 json.key("poolset_uuid").value(uuid_text(reply->poolset_uuid));
                 json.key("uuid").value(uuid_text(reply->primary_uuid));
                 json.key("replica_uuid").value(uuid_text(reply->replica_uuid));
-                json.key("linked_to_itself").value(self_linked);
+                json.key("linked_to_itself").value(self_linked && !reply->in_use);
+                json.key("promotable").value(reply->promotable);
+                json.key("in_use").value(reply->in_use);
                 json.end_object();
                 out << json.text() << "\n";
                 return kExitOk;
             }
             out << parsed.positional[1] << " on " << remote->target.to_string() << ": " << role
                 << ", " << protocol::name_of(reply->state) << " at generation " << reply->generation
-                << "\n"
+                << (reply->promotable ? ", promotable" : ", not promotable without --force")
+                << (reply->in_use ? ", in use (UUIDs not read)" : "") << "\n"
                 << "  pool set uuid: " << uuid_text(reply->poolset_uuid) << "\n"
                 << "  uuid: " << uuid_text(reply->primary_uuid) << "\n"
                 << "  replica links: " << uuid_text(reply->replica_uuid)

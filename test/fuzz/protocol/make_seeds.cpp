@@ -164,6 +164,8 @@ int main(int argc, char** argv) {
                                                       attributes().next_uuid,
                                                       attributes().uuid,
                                                       protocol::ReplicaState::promoted,
-                                                      2}));
+                                                      2,
+                                                      true,
+                                                      false}));
     return ok ? 0 : 1;
 }

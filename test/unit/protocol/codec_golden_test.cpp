@@ -376,12 +376,17 @@ TEST_CASE("golden: promote, demote, rejoin and attach_replica") {
     attached.primary_uuid.fill(0x22);
     attached.replica_uuid.fill(0x33);
     attached.generation = 5;
-    Bytes attached_frame = digest_header(0x1c, 5, 61); // type 28 = attach_replica_reply
+    attached.in_use = true;
+    Bytes attached_frame = digest_header(0x1c, 5, 62); // type 28 = attach_replica_reply
     Bytes attached_body{0x00, 0x00, 0x00, 0x00};
     append(attached_body, 16, 0x11);
     append(attached_body, 16, 0x22);
     append(attached_body, 16, 0x33);
-    Bytes attached_tail{0x04, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}; // promoted, gen 5
+    Bytes attached_tail{
+        0x04,                                           // promoted
+        0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // generation 5
+        0x02,                                           // flags: in use
+    };
     attached_body.insert(attached_body.end(), attached_tail.begin(), attached_tail.end());
     attached_frame.insert(attached_frame.end(), attached_body.begin(), attached_body.end());
     check_reply(attached, 5, attached_frame);

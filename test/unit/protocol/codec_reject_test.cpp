@@ -409,6 +409,11 @@ TEST_CASE("failover messages: unknown flags, states and a rejoin without a gener
         put32(frame, 12, static_cast<std::uint32_t>(frame.size() - protocol::kFrameHeaderSize));
         check_reply_refused(frame, "generation");
     }
+    SECTION("an unknown role flag") {
+        Bytes frame = frame_of(protocol::AttachReplicaReply{});
+        frame.back() = 0x04;
+        check_reply_refused(frame, "flags: unknown flag bits 0x4");
+    }
     SECTION("an attach request travelling as a reply") {
         Bytes frame = frame_of(protocol::AttachReplicaRequest{"a", {}});
         CHECK_FALSE(protocol::decode_reply_frame(frame));

@@ -196,7 +196,7 @@ TEST_CASE("replies round-trip") {
                                            protocol::ReplicaState::outdated, 3});
     round_trip_reply(protocol::AttachReplicaReply{
         protocol::Status::ok, "", sample_attributes().poolset_uuid, sample_attributes().uuid,
-        sample_attributes().next_uuid, protocol::ReplicaState::promoted, 3});
+        sample_attributes().next_uuid, protocol::ReplicaState::promoted, 3, true, true});
     protocol::EventsReply events;
     events.oldest_sequence = 3;
     events.newest_sequence = 40;
