@@ -308,6 +308,28 @@ std::uint64_t data_digest(const poolset::PoolMapping& mapping, std::uint64_t pre
         {reinterpret_cast<const std::byte*>(mapping.data()) + prefix, mapping.size() - prefix});
 }
 
+// The record in `file`, its failures answered with pool_config.
+Result<std::optional<ReplicaRecord>> read_record(const ReplicaStateFile& file,
+                                                 std::string_view context) {
+    auto stored = file.read();
+    if (!stored)
+        return fail(annotate(std::move(stored.error()), Status::pool_config, context));
+    return stored;
+}
+
+// The headers of `mapping`, checked as an open checks them; not_supported without headers.
+Result<std::vector<poolset::PoolHeader>> checked_headers(const poolset::PoolMapping& mapping,
+                                                         std::string_view context) {
+    std::vector<poolset::PoolHeader> headers = mapping.read_headers();
+    if (auto checked = poolset::check_target_headers(mapping.set(), headers); !checked)
+        return fail(annotate(std::move(checked.error()), Status::pool_config, context));
+    if (headers.empty())
+        return fail(
+            status_error(Status::not_supported,
+                         fmt::format("{}: a pool without headers (OPTION NOHDRS)", context)));
+    return headers;
+}
+
 bool is_self_linked(std::span<const poolset::PoolHeader> headers) {
     return !headers.empty() && headers.front().prev_repl_uuid == headers.front().uuid &&
            headers.front().next_repl_uuid == headers.front().uuid;
@@ -347,9 +369,9 @@ Result<PoolStore::PromoteOutcome> PoolStore::promote(std::string_view identity,
         return fail(std::move(hold.error()).add_context(context));
 
     ReplicaStateFile state_file = state_file_of(located->file);
-    auto stored = state_file.read();
+    auto stored = read_record(state_file, context);
     if (!stored)
-        return fail(annotate(std::move(stored.error()), Status::pool_config, context));
+        return fail(std::move(stored.error()));
     outcome.before = stored->value_or(ReplicaRecord{});
     const ReplicaRecord& before = outcome.before;
     outcome.already = before.state == protocol::ReplicaState::promoted;
@@ -424,9 +446,9 @@ Result<ReplicaRecord> PoolStore::demote(std::string_view identity, std::string_v
     if (!hold)
         return fail(std::move(hold.error()).add_context(context));
     ReplicaStateFile state_file = state_file_of(located->file);
-    auto stored = state_file.read();
+    auto stored = read_record(state_file, context);
     if (!stored)
-        return fail(annotate(std::move(stored.error()), Status::pool_config, context));
+        return fail(std::move(stored.error()));
     if (!*stored || (*stored)->state != protocol::ReplicaState::promoted || !(*stored)->undo)
         return fail(status_error(Status::invalid_request,
                                  fmt::format("{}: it is {}, not promoted", context,
@@ -476,13 +498,10 @@ Result<PoolAttributes::Uuid> PoolStore::rejoin(std::string_view identity, std::s
     auto mapping = poolset::PoolMapping::open(located->set);
     if (!mapping)
         return fail(annotate(std::move(mapping.error()), Status::pool_config, context));
-    const std::vector<poolset::PoolHeader> headers = mapping->read_headers();
-    if (auto checked = poolset::check_target_headers(mapping->set(), headers); !checked)
-        return fail(annotate(std::move(checked.error()), Status::pool_config, context));
-    if (headers.empty())
-        return fail(status_error(Status::not_supported,
-                                 context + ": a pool without headers (OPTION NOHDRS)"));
-    const poolset::PoolHeader& first = headers.front();
+    auto headers = checked_headers(*mapping, context);
+    if (!headers)
+        return fail(std::move(headers.error()));
+    const poolset::PoolHeader& first = headers->front();
     if (first.poolset_uuid != poolset_uuid)
         return fail(status_error(Status::pool_config,
                                  context + ": it belongs to another pool set (its pool set UUID "
@@ -513,9 +532,9 @@ Result<PoolStore::Identity> PoolStore::attach_replica(std::string_view identity,
         return fail(std::move(hold.error()).add_context(context));
     // A report works on a set in use (a session replicating to it): the state file alone.
     result.in_use = !hold;
-    auto stored = state_file_of(located->file).read();
+    auto stored = read_record(state_file_of(located->file), context);
     if (!stored)
-        return fail(annotate(std::move(stored.error()), Status::pool_config, context));
+        return fail(std::move(stored.error()));
     result.record = stored->value_or(ReplicaRecord{});
     result.promotable = is_up_to_date(result.record);
     if (!report_only && result.record.state != protocol::ReplicaState::promoted)
@@ -534,18 +553,15 @@ Result<PoolStore::Identity> PoolStore::attach_replica(std::string_view identity,
         }
         return fail(annotate(std::move(mapping.error()), Status::pool_config, context));
     }
-    std::vector<poolset::PoolHeader> headers = mapping->read_headers();
-    if (auto checked = poolset::check_target_headers(mapping->set(), headers); !checked)
-        return fail(annotate(std::move(checked.error()), Status::pool_config, context));
-    if (headers.empty())
-        return fail(status_error(Status::not_supported,
-                                 context + ": a pool without headers (OPTION NOHDRS)"));
+    auto headers = checked_headers(*mapping, context);
+    if (!headers)
+        return fail(std::move(headers.error()));
     if (!report_only) {
-        poolset::link_replicas(headers, replica_uuid, replica_uuid);
-        if (auto written = mapping->write_headers(headers); !written)
+        poolset::link_replicas(*headers, replica_uuid, replica_uuid);
+        if (auto written = mapping->write_headers(*headers); !written)
             return fail(annotate(std::move(written.error()), Status::fatal, context));
     }
-    const poolset::PoolHeader& first = headers.front();
+    const poolset::PoolHeader& first = headers->front();
     result.poolset_uuid = first.poolset_uuid;
     result.own_uuid = first.uuid;
     result.replica_uuid = first.next_repl_uuid;

@@ -23,11 +23,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-RunResult rpmemctl(std::vector<std::string> args, const EnvironmentChanges& environment) {
-    args.insert(args.begin(), required_environment("RPMEMCTL"));
-    return run(args, environment);
-}
-
 std::uint64_t verified_count(const RunResult& result) {
     const auto at = result.out.find("verified ");
     REQUIRE(at != std::string::npos);
