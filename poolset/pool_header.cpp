@@ -405,4 +405,12 @@ Result<void> apply_attributes(const PoolSet& set, std::span<PoolHeader> headers,
     return {};
 }
 
+void link_replicas(std::span<PoolHeader> headers, const Uuid& prev, const Uuid& next) {
+    for (PoolHeader& header : headers) {
+        header.prev_repl_uuid = prev;
+        header.next_repl_uuid = next;
+        header.update_checksum();
+    }
+}
+
 } // namespace rpmem::poolset

@@ -159,4 +159,11 @@ Result<PoolAttributes> check_target_headers(const PoolSet& set,
 Result<void> apply_attributes(const PoolSet& set, std::span<PoolHeader> headers,
                               const PoolAttributes& attributes);
 
+// Points the replica links of every header at `prev` and `next` (PMDK links the replicas of a
+// set in a ring through part 0's UUIDs; a set of one replica links to its own part 0) and
+// recomputes the checksums. Failover uses it: a promoted target links to itself, so that
+// libpmemobj opens its set alone, and to the old primary again when that one rejoins. Only the
+// links and the checksum change, so rewriting a header torn by a crash in between repairs it.
+void link_replicas(std::span<PoolHeader> headers, const Uuid& prev, const Uuid& next);
+
 } // namespace rpmem::poolset

@@ -87,28 +87,33 @@ DaemonSession::DaemonSession(const SessionServices& services, channel::PeerInfo 
 }
 
 DaemonSession::~DaemonSession() {
-    (void)release(false);
+    (void)release(false, in_sync_ ? CloseVerdict::lost_in_sync : CloseVerdict::lost);
 }
 
 Reply DaemonSession::handle(const protocol::Request& request) {
-    return std::visit(Overloaded{
-                          [this](const protocol::CreateRequest& r) { return create(r); },
-                          [this](const protocol::OpenRequest& r) { return open(r); },
-                          [this](const protocol::CloseRequest& r) { return close(r); },
-                          [this](const protocol::SetAttrRequest& r) { return set_attr(r); },
-                          [this](const protocol::RemoveRequest& r) { return remove(r); },
-                          [this](const protocol::StatusRequest& r) { return status(r); },
-                          [this](const protocol::DigestRequest& r) { return digest(r); },
-                          [this](const protocol::EventsRequest& r) { return events(r); },
-                          [this](const protocol::ResyncReport& r) { return resync_report(r); },
-                          [](const auto& r) {
-                              // Hello and Ping belong to the channel and never get here.
-                              return protocol::failure_reply(
-                                  std::decay_t<decltype(r)>::kType, Status::invalid_request,
-                                  "this request is answered by the channel");
-                          },
-                      },
-                      request);
+    return std::visit(
+        Overloaded{
+            [this](const protocol::CreateRequest& r) { return create(r); },
+            [this](const protocol::OpenRequest& r) { return open(r); },
+            [this](const protocol::CloseRequest& r) { return close(r); },
+            [this](const protocol::SetAttrRequest& r) { return set_attr(r); },
+            [this](const protocol::RemoveRequest& r) { return remove(r); },
+            [this](const protocol::StatusRequest& r) { return status(r); },
+            [this](const protocol::DigestRequest& r) { return digest(r); },
+            [this](const protocol::EventsRequest& r) { return events(r); },
+            [this](const protocol::ResyncReport& r) { return resync_report(r); },
+            [this](const protocol::PromoteRequest& r) { return promote(r); },
+            [this](const protocol::DemoteRequest& r) { return demote(r); },
+            [this](const protocol::RejoinRequest& r) { return rejoin(r); },
+            [this](const protocol::AttachReplicaRequest& r) { return attach_replica(r); },
+            [](const auto& r) {
+                // Hello and Ping belong to the channel and never get here.
+                return protocol::failure_reply(std::decay_t<decltype(r)>::kType,
+                                               Status::invalid_request,
+                                               "this request is answered by the channel");
+            },
+        },
+        request);
 }
 
 void DaemonSession::on_close(const Error& reason) noexcept {
@@ -122,7 +127,7 @@ void DaemonSession::on_close(const Error& reason) noexcept {
     const bool lost = pool_ != nullptr;
     if (lost)
         record(protocol::EventKind::session_lost, reason.message());
-    (void)release(false);
+    (void)release(false, in_sync_ ? CloseVerdict::lost_in_sync : CloseVerdict::lost);
     if (!lost)
         record(protocol::EventKind::session_closed, reason.message());
 }
@@ -262,6 +267,7 @@ Result<protocol::DataPath> DaemonSession::serve_pool(Result<std::unique_ptr<Open
         return path;
     }
     pool_ = std::move(*pool);
+    in_sync_ = created || pool_->found().state == protocol::ReplicaState::consistent;
     protocol::SessionStatus row;
     row.pool_set = clip(pool_->name(), protocol::kMaxPoolSetNameLength);
     row.provider = path->provider;
@@ -289,10 +295,11 @@ Reply DaemonSession::create(const protocol::CreateRequest& request) {
     if (auto checked = check_open_request(request.lanes, request.provider); !checked)
         return refusal(protocol::MessageType::create, request.pool_set, checked.error());
     std::string note;
-    auto path = serve_pool(services_.store.create({peer_.identity, request.pool_set,
-                                                   request.pool_size, peer_.session_id},
-                                                  request.attributes),
-                           request.lanes, request.provider, request.persist_method, true, note);
+    auto path =
+        serve_pool(services_.store.create({peer_.identity, request.pool_set, request.pool_size,
+                                           peer_.session_id, 0, evictor()},
+                                          request.attributes),
+                   request.lanes, request.provider, request.persist_method, true, note);
     if (!path)
         return refusal(protocol::MessageType::create, request.pool_set, path.error());
     spdlog::info("{}: created pool set '{}'", log_name_, escape_for_log(request.pool_set));
@@ -309,7 +316,7 @@ Reply DaemonSession::open(const protocol::OpenRequest& request) {
     std::string note;
     auto path =
         serve_pool(services_.store.open({peer_.identity, request.pool_set, request.pool_size,
-                                         peer_.session_id, request.expected_generation}),
+                                         peer_.session_id, request.expected_generation, evictor()}),
                    request.lanes, request.provider, request.persist_method, false, note);
     if (!path)
         return refusal(protocol::MessageType::open, request.pool_set, path.error());
@@ -534,11 +541,14 @@ Result<void> DaemonSession::release(bool remove, CloseVerdict verdict) noexcept 
         event.generation = found.generation;
         event.reason = !closed ? "closed with an error: " + closed.error().message()
                        : verdict == CloseVerdict::lost ? "the session ended uncleanly"
-                                                       : "closed";
+                       : verdict == CloseVerdict::lost_in_sync
+                           ? "the session ended uncleanly while in sync"
+                           : "closed";
         event.reason = clip(event.reason, protocol::kMaxMessageLength);
         services_.events.record(std::move(event));
     }
     listing_.clear_pool();
+    in_sync_ = false;
     return closed;
 }
 

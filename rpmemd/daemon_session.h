@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -68,6 +69,18 @@ private:
     protocol::Reply digest(const protocol::DigestRequest& request);
     protocol::Reply events(const protocol::EventsRequest& request);
     protocol::Reply resync_report(const protocol::ResyncReport& request);
+    // Failover (daemon_session_roles.cpp); admin-client only.
+    protocol::Reply promote(const protocol::PromoteRequest& request);
+    protocol::Reply demote(const protocol::DemoteRequest& request);
+    protocol::Reply rejoin(const protocol::RejoinRequest& request);
+    protocol::Reply attach_replica(const protocol::AttachReplicaRequest& request);
+    // What a promote calls to take this session's pool away: ends this session's channel.
+    PoolRegistry::Evict evictor() const;
+    // The refusal of a privileged request from an identity not in admin-client, or nothing.
+    std::optional<Error> refuse_unless_admin(std::string_view what) const;
+    // A state_changed event about the pool set `pool_set` (not this session's pool).
+    void record_set_state(std::string_view pool_set, protocol::ReplicaState state,
+                          std::uint64_t generation, std::string reason) const;
 
     // True when this session's identity may see every identity's sessions and events
     // (admin-client); otherwise it sees its own.
@@ -109,6 +122,9 @@ private:
     Ender end_;                         // ends the channel when the data plane is lost
     SessionDirectory::Listing listing_; // this session's row in status
     std::chrono::steady_clock::time_point last_progress_event_{}; // resync_progress rate limit
+    // The open pool's copy holds every persist so far: the session created it or found it
+    // consistent (the initiator resyncs anything else); a loss then keeps that in the state.
+    bool in_sync_ = false;
     std::unique_ptr<OpenPool> pool_;              // parent: declared before the data plane using it
     std::unique_ptr<DataPlane> data_plane_;       // child: destroyed (and stopped) first
     std::shared_ptr<SharedCounterPage> counters_; // what the data plane served, for status

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 
+#include <chrono>
 #include <compare>
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -18,7 +21,8 @@ namespace rpmem::daemon {
 // files. The part files' flock already keeps two sessions off one pool, also within one process
 // (flock locks belong to open file descriptions); the registry adds what flock cannot: a pool
 // is reserved before its files are touched (so a remove cannot slip between a create's steps),
-// the reservation outlives the files' removal on close, and the daemon can list its pools.
+// the reservation outlives the files' removal on close, the daemon can list its pools, and a
+// promote can take a pool over from the session that has it (take_over).
 // Owned by the PoolStore; thread-safe (one mutex); must outlive every Hold.
 class PoolRegistry {
 public:
@@ -34,6 +38,10 @@ public:
         std::string name;      // relative to that directory
         std::uint64_t session = 0;
     };
+
+    // How a holder is asked to let its pool go (its session ends its channel, and releases the
+    // pool once its data plane stopped); empty: it cannot be asked.
+    using Evict = std::function<void()>;
 
     // A reservation of one pool set; releases it when destroyed. Move-only.
     class Hold {
@@ -62,7 +70,13 @@ public:
 
     // Reserves `key` for `entry.session`; EBUSY (answered with Status::busy) naming the session
     // that holds it when it is taken.
-    Result<Hold> acquire(Key key, Entry entry);
+    Result<Hold> acquire(Key key, Entry entry, Evict evict = {});
+
+    // Reserves `key` for `entry` even when a session holds it: asks the holder to let go and
+    // waits until its Hold is released (its data plane stopped and its mapping gone first), at
+    // most `timeout` (ETIMEDOUT, answered with Status::busy). `evicted` tells whether there was a
+    // holder. The holder's evict runs without the registry's lock held.
+    Result<Hold> take_over(Key key, Entry entry, std::chrono::milliseconds timeout, bool& evicted);
 
     // The pools in use, in no particular order.
     std::vector<Entry> entries() const;
@@ -71,8 +85,14 @@ public:
 private:
     void release(const Key& key) noexcept;
 
+    struct Slot {
+        Entry entry;
+        Evict evict;
+    };
+
     mutable std::mutex mutex_;
-    std::map<Key, Entry> entries_; // guarded by mutex_
+    std::condition_variable released_; // notified whenever a Hold is released
+    std::map<Key, Slot> entries_;      // guarded by mutex_
 };
 
 } // namespace rpmem::daemon

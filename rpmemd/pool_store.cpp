@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "rpmemd/pool_store.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <utility>
 
@@ -11,6 +12,7 @@
 #include "base/log_text.h"
 #include "poolset/parser.h"
 #include "poolset/pool_header.h"
+#include "protocol/extent_digest.h"
 #include "rpmemd/status_error.h"
 
 namespace rpmem::daemon {
@@ -66,9 +68,10 @@ Result<PoolStore::LocatedSet> PoolStore::locate(std::string_view identity, std::
 }
 
 Result<PoolRegistry::Hold> PoolStore::reserve(const LocatedSet& located, std::string_view identity,
-                                              std::uint64_t session) {
+                                              std::uint64_t session, PoolRegistry::Evict evict) {
     return registry_.acquire({located.file.device, located.file.inode},
-                             {directory_for(identity), located.file.name, session});
+                             {directory_for(identity), located.file.name, session},
+                             std::move(evict));
 }
 
 Result<std::unique_ptr<OpenPool>> PoolStore::create(const PoolRequest& request,
@@ -90,7 +93,7 @@ Result<std::unique_ptr<OpenPool>> PoolStore::create(const PoolRequest& request,
                                              "pool {}",
                                              context, *size, request.min_size)));
 
-    auto hold = reserve(*located, request.identity, request.session);
+    auto hold = reserve(*located, request.identity, request.session, request.evict);
     if (!hold)
         return fail(std::move(hold.error()).add_context(context));
     auto mapping = poolset::PoolMapping::create(set);
@@ -139,7 +142,7 @@ Result<std::unique_ptr<OpenPool>> PoolStore::open(const PoolRequest& request) {
     auto located = locate(request.identity, request.name, true);
     if (!located)
         return fail(std::move(located.error()).add_context(context));
-    auto hold = reserve(*located, request.identity, request.session);
+    auto hold = reserve(*located, request.identity, request.session, request.evict);
     if (!hold)
         return fail(std::move(hold.error()).add_context(context));
     auto mapping = poolset::PoolMapping::open(located->set);
@@ -164,9 +167,15 @@ Result<std::unique_ptr<OpenPool>> PoolStore::open(const PoolRequest& request) {
         return fail(status_error(
             Status::split_brain,
             fmt::format("{}: split brain: this copy was promoted to a primary at generation {} "
-                        "and is no longer a replica; rejoin it as a replica of the new primary "
-                        "or remove it",
-                        context, found.generation)));
+                        "(it was a replica at generation {}{}) and is no longer a replica; the "
+                        "initiator is the old primary: stop it, and make its pool a replica of "
+                        "the new one with 'rpmemctl rejoin NEW_PRIMARY {} OLD_PRIMARY OLD_SET'",
+                        context, found.generation,
+                        found.undo ? found.undo->generation : found.generation - 1,
+                        request.expected_generation != 0
+                            ? fmt::format(", the initiator expects {}", request.expected_generation)
+                            : "",
+                        escape_for_log(request.name))));
     if (request.expected_generation != 0 && request.expected_generation != found.generation)
         return fail(status_error(
             Status::split_brain,
@@ -215,6 +224,7 @@ std::optional<protocol::ReplicaState> state_after_close(CloseVerdict verdict,
                                                         protocol::ReplicaState found) noexcept {
     switch (verdict) {
     case CloseVerdict::lost:
+    case CloseVerdict::lost_in_sync:
         return std::nullopt;
     case CloseVerdict::in_sync:
         return protocol::ReplicaState::consistent;
@@ -237,6 +247,11 @@ Result<void> PoolStore::close(std::unique_ptr<OpenPool> pool, bool remove, Close
             outcome = fail(annotate(std::move(removed.error()), Status::fatal, context));
     } else if (after) {
         if (auto written = pool->state_file_.write({*after, pool->found_.generation}); !written)
+            outcome = fail(annotate(std::move(written.error()), Status::fatal, context));
+    } else if (verdict == CloseVerdict::lost_in_sync) {
+        ReplicaRecord lost{protocol::ReplicaState::inconsistent, pool->found_.generation};
+        lost.lost_in_sync = true;
+        if (auto written = pool->state_file_.write(lost); !written)
             outcome = fail(annotate(std::move(written.error()), Status::fatal, context));
     }
     if (!remove && pool->has_headers()) {
@@ -279,6 +294,278 @@ Result<void> PoolStore::remove(std::string_view identity, std::string_view name,
                                  context));
     }
     return {};
+}
+
+// ---- failover ---------------------------------------------------------------------------------
+
+namespace {
+
+// The digest of the pool's data, beyond the target's header page: what demote compares to
+// prove that nothing used a promoted pool.
+std::uint64_t data_digest(const poolset::PoolMapping& mapping, std::uint64_t prefix) {
+    mapping.will_read(prefix, mapping.size() - prefix);
+    return protocol::extent_digest(
+        {reinterpret_cast<const std::byte*>(mapping.data()) + prefix, mapping.size() - prefix});
+}
+
+// The record in `file`, its failures answered with pool_config.
+Result<std::optional<ReplicaRecord>> read_record(const ReplicaStateFile& file,
+                                                 std::string_view context) {
+    auto stored = file.read();
+    if (!stored)
+        return fail(annotate(std::move(stored.error()), Status::pool_config, context));
+    return stored;
+}
+
+// The headers of `mapping`, checked as an open checks them; not_supported without headers.
+Result<std::vector<poolset::PoolHeader>> checked_headers(const poolset::PoolMapping& mapping,
+                                                         std::string_view context) {
+    std::vector<poolset::PoolHeader> headers = mapping.read_headers();
+    if (auto checked = poolset::check_target_headers(mapping.set(), headers); !checked)
+        return fail(annotate(std::move(checked.error()), Status::pool_config, context));
+    if (headers.empty())
+        return fail(
+            status_error(Status::not_supported,
+                         fmt::format("{}: a pool without headers (OPTION NOHDRS)", context)));
+    return headers;
+}
+
+bool is_self_linked(std::span<const poolset::PoolHeader> headers) {
+    return !headers.empty() && headers.front().prev_repl_uuid == headers.front().uuid &&
+           headers.front().next_repl_uuid == headers.front().uuid;
+}
+
+// A copy a promote takes without force: consistent, or lost while replicating synchronously.
+bool is_up_to_date(const ReplicaRecord& record) {
+    return record.state == protocol::ReplicaState::consistent ||
+           (record.state == protocol::ReplicaState::inconsistent && record.lost_in_sync);
+}
+
+std::string state_text(const ReplicaRecord& record) {
+    return fmt::format("{}{} at generation {}", protocol::name_of(record.state),
+                       record.lost_in_sync ? " (lost in sync)" : "", record.generation);
+}
+
+} // namespace
+
+Result<PoolStore::PromoteOutcome> PoolStore::promote(std::string_view identity,
+                                                     std::string_view name, bool force,
+                                                     std::chrono::milliseconds fence_timeout) {
+    const std::string context = fmt::format("promoting pool set '{}'", escape_for_log(name));
+    auto located = locate(identity, name, true);
+    if (!located)
+        return fail(std::move(located.error()).add_context(context));
+    if (located->set.options.no_headers)
+        return fail(status_error(Status::not_supported,
+                                 context + ": a pool without headers (OPTION NOHDRS) cannot be "
+                                           "opened as a pool of its own"));
+    PromoteOutcome outcome;
+    // Fencing: the session that has the set ends, its data plane stops and its mapping goes
+    // before the hold is ours; from then on no session opens it (the registry, then the state).
+    auto hold = registry_.take_over({located->file.device, located->file.inode},
+                                    {directory_for(identity), located->file.name, 0}, fence_timeout,
+                                    outcome.session_ended);
+    if (!hold)
+        return fail(std::move(hold.error()).add_context(context));
+
+    ReplicaStateFile state_file = state_file_of(located->file);
+    auto stored = read_record(state_file, context);
+    if (!stored)
+        return fail(std::move(stored.error()));
+    outcome.before = stored->value_or(ReplicaRecord{});
+    const ReplicaRecord& before = outcome.before;
+    outcome.already = before.state == protocol::ReplicaState::promoted;
+
+    auto mapping = poolset::PoolMapping::open(located->set);
+    if (!mapping)
+        return fail(annotate(std::move(mapping.error()), Status::pool_config, context));
+    std::vector<poolset::PoolHeader> headers = mapping->read_headers();
+
+    if (outcome.already) {
+        if (!before.undo)
+            return fail(status_error(Status::pool_config,
+                                     context + ": the state file says promoted but keeps no "
+                                               "record of the promote"));
+        outcome.after = before;
+    } else {
+        auto checked = poolset::check_target_headers(mapping->set(), headers);
+        if (!checked)
+            return fail(annotate(std::move(checked.error()), Status::pool_config, context));
+        const bool up_to_date = is_up_to_date(before);
+        if (!up_to_date && !force)
+            return fail(status_error(
+                Status::invalid_request,
+                fmt::format("{}: the replica is {}{}: it may lack acknowledged writes or be "
+                            "half-way through a resync; promote only a consistent replica, or "
+                            "pass --force to accept that loss",
+                            context, state_text(before),
+                            stored->has_value() ? ""
+                                                : " (no state file: its history is unknown)")));
+        if (!up_to_date)
+            outcome.loss_note = fmt::format(
+                "forced: the replica was {}; writes the old primary acknowledged may be missing "
+                "and a resync may have stopped half-way (check the data before use)",
+                state_text(before));
+        // The intent first: a crash after this leaves a promoted set whose headers the next
+        // promote finishes; the replica links and the data digest let demote undo it.
+        PromotionUndo undo;
+        undo.state = before.state;
+        undo.generation = before.generation;
+        undo.prev_replica = headers.front().prev_repl_uuid;
+        undo.next_replica = headers.front().next_repl_uuid;
+        undo.data_digest = data_digest(*mapping, poolset::kPoolHeaderSize);
+        outcome.after = ReplicaRecord{protocol::ReplicaState::promoted, before.generation + 1};
+        outcome.after.undo = undo;
+        if (auto written = state_file.write(outcome.after); !written)
+            return fail(annotate(std::move(written.error()), Status::fatal, context));
+    }
+
+    if (!outcome.already || !is_self_linked(headers) ||
+        (has_shutdown_state(headers.front()) && headers.front().sds.dirty)) {
+        const poolset::Uuid own = headers.front().uuid;
+        poolset::link_replicas(headers, own, own);
+        // The last session's data plane is stopped and every acknowledged write is durable:
+        // the shutdown was clean as far as this copy goes (as a close would have said).
+        if (has_shutdown_state(headers.front()))
+            poolset::set_shutdown_dirty(headers.front(), false);
+        if (auto written = mapping->write_headers(headers); !written)
+            return fail(annotate(std::move(written.error()), Status::fatal, context));
+        if (auto checked = poolset::check_target_headers(mapping->set(), headers); !checked)
+            return fail(annotate(std::move(checked.error()), Status::pool_config, context));
+    }
+    return outcome;
+}
+
+Result<ReplicaRecord> PoolStore::demote(std::string_view identity, std::string_view name,
+                                        std::uint64_t generation) {
+    const std::string context = fmt::format("demoting pool set '{}'", escape_for_log(name));
+    auto located = locate(identity, name, true);
+    if (!located)
+        return fail(std::move(located.error()).add_context(context));
+    auto hold = reserve(*located, identity, 0);
+    if (!hold)
+        return fail(std::move(hold.error()).add_context(context));
+    ReplicaStateFile state_file = state_file_of(located->file);
+    auto stored = read_record(state_file, context);
+    if (!stored)
+        return fail(std::move(stored.error()));
+    if (!*stored || (*stored)->state != protocol::ReplicaState::promoted || !(*stored)->undo)
+        return fail(status_error(Status::invalid_request,
+                                 fmt::format("{}: it is {}, not promoted", context,
+                                             *stored ? state_text(**stored) : "without state")));
+    const ReplicaRecord& record = **stored;
+    if (generation != 0 && generation != record.generation)
+        return fail(status_error(Status::split_brain,
+                                 fmt::format("{}: it is promoted at generation {}, not {}", context,
+                                             record.generation, generation)));
+    // A local libpmemobj that has the pool open holds its parts' flock: busy.
+    auto mapping = poolset::PoolMapping::open(located->set);
+    if (!mapping)
+        return fail(annotate(std::move(mapping.error()), Status::pool_config, context));
+    const PromotionUndo& undo = *record.undo;
+    if (data_digest(*mapping, poolset::kPoolHeaderSize) != undo.data_digest)
+        return fail(status_error(
+            Status::invalid_request,
+            fmt::format("{}: its data changed since the promote to generation {} (it was opened "
+                        "or written as a primary): a demote would throw that away; make the "
+                        "old primary a replica of it instead (rpmemctl rejoin)",
+                        context, record.generation)));
+    // Headers first: a crash after them leaves the set promoted (refused as a replica), and
+    // the next demote rewrites the same links and then the state.
+    std::vector<poolset::PoolHeader> headers = mapping->read_headers();
+    poolset::link_replicas(headers, undo.prev_replica, undo.next_replica);
+    if (auto written = mapping->write_headers(headers); !written)
+        return fail(annotate(std::move(written.error()), Status::fatal, context));
+    ReplicaRecord restored{undo.state, undo.generation};
+    if (restored.state == protocol::ReplicaState::promoted)
+        restored.state = protocol::ReplicaState::inconsistent;
+    if (auto written = state_file.write(restored); !written)
+        return fail(annotate(std::move(written.error()), Status::fatal, context));
+    return restored;
+}
+
+Result<PoolAttributes::Uuid> PoolStore::rejoin(std::string_view identity, std::string_view name,
+                                               std::uint64_t generation,
+                                               const PoolAttributes::Uuid& poolset_uuid,
+                                               const PoolAttributes::Uuid& primary_uuid) {
+    const std::string context = fmt::format("rejoining pool set '{}'", escape_for_log(name));
+    auto located = locate(identity, name, true);
+    if (!located)
+        return fail(std::move(located.error()).add_context(context));
+    auto hold = reserve(*located, identity, 0);
+    if (!hold)
+        return fail(std::move(hold.error()).add_context(context));
+    auto mapping = poolset::PoolMapping::open(located->set);
+    if (!mapping)
+        return fail(annotate(std::move(mapping.error()), Status::pool_config, context));
+    auto headers = checked_headers(*mapping, context);
+    if (!headers)
+        return fail(std::move(headers.error()));
+    const poolset::PoolHeader& first = headers->front();
+    if (first.poolset_uuid != poolset_uuid)
+        return fail(status_error(Status::pool_config,
+                                 context + ": it belongs to another pool set (its pool set UUID "
+                                           "differs from the new primary's)"));
+    if (first.prev_repl_uuid != primary_uuid || first.next_repl_uuid != primary_uuid)
+        return fail(status_error(Status::pool_config,
+                                 context + ": its headers do not link to the new primary's part "
+                                           "(only the other half of a two-replica pair rejoins)"));
+    ReplicaStateFile state_file = state_file_of(located->file);
+    if (auto written = state_file.write({protocol::ReplicaState::outdated, generation}); !written)
+        return fail(annotate(std::move(written.error()), Status::fatal, context));
+    return first.uuid;
+}
+
+Result<PoolStore::Identity> PoolStore::attach_replica(std::string_view identity,
+                                                      std::string_view name,
+                                                      const PoolAttributes::Uuid& replica_uuid) {
+    const std::string context =
+        fmt::format("attaching a replica to pool set '{}'", escape_for_log(name));
+    const bool report_only =
+        std::all_of(replica_uuid.begin(), replica_uuid.end(), [](auto b) { return b == 0; });
+    auto located = locate(identity, name, true);
+    if (!located)
+        return fail(std::move(located.error()).add_context(context));
+    Identity result;
+    auto hold = reserve(*located, identity, 0);
+    if (!hold && !(report_only && reply_status_for(hold.error()) == Status::busy))
+        return fail(std::move(hold.error()).add_context(context));
+    // A report works on a set in use (a session replicating to it): the state file alone.
+    result.in_use = !hold;
+    auto stored = read_record(state_file_of(located->file), context);
+    if (!stored)
+        return fail(std::move(stored.error()));
+    result.record = stored->value_or(ReplicaRecord{});
+    result.promotable = is_up_to_date(result.record);
+    if (!report_only && result.record.state != protocol::ReplicaState::promoted)
+        return fail(status_error(Status::invalid_request,
+                                 fmt::format("{}: it is {}; only a promoted set (a primary) "
+                                             "gets a replica attached",
+                                             context, state_text(result.record))));
+    if (result.in_use)
+        return result;
+    auto mapping = poolset::PoolMapping::open(located->set);
+    if (!mapping) {
+        // A local program (libpmemobj on a primary) holds the parts' locks.
+        if (report_only && reply_status_for(mapping.error()) == Status::busy) {
+            result.in_use = true;
+            return result;
+        }
+        return fail(annotate(std::move(mapping.error()), Status::pool_config, context));
+    }
+    auto headers = checked_headers(*mapping, context);
+    if (!headers)
+        return fail(std::move(headers.error()));
+    if (!report_only) {
+        poolset::link_replicas(*headers, replica_uuid, replica_uuid);
+        if (auto written = mapping->write_headers(*headers); !written)
+            return fail(annotate(std::move(written.error()), Status::fatal, context));
+    }
+    const poolset::PoolHeader& first = headers->front();
+    result.poolset_uuid = first.poolset_uuid;
+    result.own_uuid = first.uuid;
+    result.replica_uuid = first.next_repl_uuid;
+    return result;
 }
 
 } // namespace rpmem::daemon

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -28,11 +29,16 @@ struct PoolRequest {
     std::uint64_t session = 0;  // for the registry and messages
     // open: the generation the initiator expects; 0: any (split_brain on another one).
     std::uint64_t expected_generation = 0;
+    // How the session is asked to let the pool go (a promote takes it over); see PoolRegistry.
+    PoolRegistry::Evict evict;
 };
 
 // What becomes of a replica's state when its session closes the pool.
 enum class CloseVerdict {
-    lost,      // the session ended uncleanly: the replica stays inconsistent
+    lost, // the session ended uncleanly: the replica stays inconsistent
+    // ... while it replicated synchronously: inconsistent, but noted as holding every
+    // acknowledged persist (ReplicaRecord::lost_in_sync)
+    lost_in_sync,
     in_sync,   // the initiator vouches for every persist: consistent
     behind,    // the initiator went on without this copy: outdated
     untouched, // the session wrote nothing: the state it was opened in
@@ -144,6 +150,56 @@ public:
     Result<void> remove(std::string_view identity, std::string_view name,
                         const RemovalFlags& options);
 
+    // ---- failover (pool_store_roles.cpp) ----
+
+    struct PromoteOutcome {
+        ReplicaRecord before;
+        ReplicaRecord after;
+        bool session_ended = false; // a session had the set open and was ended (fenced)
+        bool already = false;       // it was promoted before; only unfinished header work done
+        std::string loss_note;      // with force on a copy that was not up to date: what is at risk
+    };
+    // Makes the replica `name` a primary. Takes the set over from any session that has it (the
+    // session ends its channel, its data plane stops, then its mapping goes) within
+    // `fence_timeout`. Refused (invalid_request) unless the replica is consistent or was lost in
+    // sync, or `force`. Then, in this order, each step crash-safe and the whole idempotent: the
+    // state file says promoted at generation + 1 with what demote needs (the replica links
+    // before and the data's digest); the headers link to their own part 0 and part 0's shutdown
+    // state is clean, so that libpmemobj opens the set file alone as a pool of its own.
+    // not_supported for NOHDRS sets (nothing to open them as).
+    Result<PromoteOutcome> promote(std::string_view identity, std::string_view name, bool force,
+                                   std::chrono::milliseconds fence_timeout);
+
+    // Undoes a promote that nothing used: refused (invalid_request) unless the set is promoted
+    // (at `generation` unless 0) and its data's digest is the one recorded by the promote; then
+    // the headers' replica links, the state and the generation return to what they were
+    // (inconsistent when it was lost in sync, so the initiator checks it on its next open).
+    // busy while the pool is open, also by a local libpmemobj (its flock).
+    Result<ReplicaRecord> demote(std::string_view identity, std::string_view name,
+                                 std::uint64_t generation);
+
+    // Makes the old primary's pool `name` a replica of the new primary: its headers must carry
+    // `poolset_uuid` and link to `primary_uuid`; it is recorded outdated at `generation`, so that
+    // the new primary's next open resyncs it by digest. Returns its part 0's UUID.
+    Result<PoolAttributes::Uuid> rejoin(std::string_view identity, std::string_view name,
+                                        std::uint64_t generation,
+                                        const PoolAttributes::Uuid& poolset_uuid,
+                                        const PoolAttributes::Uuid& primary_uuid);
+
+    struct Identity {
+        PoolAttributes::Uuid poolset_uuid{};
+        PoolAttributes::Uuid own_uuid{};     // part 0
+        PoolAttributes::Uuid replica_uuid{}; // what the replica links name
+        ReplicaRecord record;
+        bool promotable = false; // promote would take it without force
+        bool in_use = false;     // held by a session or a local program: UUIDs left zero
+    };
+    // On a promoted set: links its headers to the replica whose part 0 is `replica_uuid`; a
+    // zero one changes nothing and works on any set, also one in use (then from the state file
+    // alone). Tells the set's identity and record.
+    Result<Identity> attach_replica(std::string_view identity, std::string_view name,
+                                    const PoolAttributes::Uuid& replica_uuid);
+
     // The pools in use (all directories).
     std::vector<PoolRegistry::Entry> pools_in_use() const { return registry_.entries(); }
 
@@ -155,7 +211,7 @@ private:
     Result<LocatedSet> locate(std::string_view identity, std::string_view name,
                               bool validate) const;
     Result<PoolRegistry::Hold> reserve(const LocatedSet& located, std::string_view identity,
-                                       std::uint64_t session);
+                                       std::uint64_t session, PoolRegistry::Evict evict = {});
 
     const std::string poolset_dir_;
     const std::map<std::string, std::string, std::less<>> client_dirs_;

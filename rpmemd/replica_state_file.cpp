@@ -26,18 +26,55 @@ std::string_view trim(std::string_view text) {
     return text.substr(first, last - first + 1);
 }
 
+std::string uuid_hex(const PoolAttributes::Uuid& uuid) {
+    std::string text;
+    for (std::uint8_t byte : uuid)
+        text += fmt::format("{:02x}", byte);
+    return text;
+}
+
+bool parse_uuid_hex(std::string_view text, PoolAttributes::Uuid& uuid) {
+    if (text.size() != uuid.size() * 2)
+        return false;
+    for (std::size_t i = 0; i < uuid.size(); ++i) {
+        auto [rest, error] =
+            std::from_chars(text.data() + 2 * i, text.data() + 2 * i + 2, uuid[i], 16);
+        if (error != std::errc{} || rest != text.data() + 2 * i + 2)
+            return false;
+    }
+    return true;
+}
+
+template <typename Number>
+bool parse_number(std::string_view value, Number& number, int base = 10) {
+    auto [rest, error] = std::from_chars(value.data(), value.data() + value.size(), number, base);
+    return error == std::errc{} && rest == value.data() + value.size() && !value.empty();
+}
+
 } // namespace
 
 std::string format_replica_record(const ReplicaRecord& record) {
-    return fmt::format("# rpmemd replica state of the pool set beside this file; rpmemd writes "
-                       "it, do not edit\nstate = {}\ngeneration = {}\n",
-                       protocol::name_of(record.state), record.generation);
+    std::string text = fmt::format("# rpmemd replica state of the pool set beside this file; "
+                                   "rpmemd writes it, do not edit\nstate = {}\ngeneration = {}\n",
+                                   protocol::name_of(record.state), record.generation);
+    if (record.lost_in_sync)
+        text += "lost-in-sync = yes\n";
+    if (record.undo) {
+        const PromotionUndo& undo = *record.undo;
+        text +=
+            fmt::format("undo-state = {}\nundo-generation = {}\nundo-prev-replica = {}\n"
+                        "undo-next-replica = {}\nundo-data-digest = {:016x}\n",
+                        protocol::name_of(undo.state), undo.generation, uuid_hex(undo.prev_replica),
+                        uuid_hex(undo.next_replica), undo.data_digest);
+    }
+    return text;
 }
 
 Result<ReplicaRecord> parse_replica_record(std::string_view text, std::string_view origin) {
     ReplicaRecord record;
     bool have_state = false;
     bool have_generation = false;
+    int undo_keys = 0;
     std::size_t number = 0;
     while (!text.empty()) {
         ++number;
@@ -69,12 +106,40 @@ Result<ReplicaRecord> parse_replica_record(std::string_view text, std::string_vi
                     fmt::format("generation '{}' is not a positive number", escape_for_log(value)));
             record.generation = generation;
             have_generation = true;
+        } else if (key == "lost-in-sync") {
+            if (value != "yes" && value != "no")
+                return bad("lost-in-sync is yes or no");
+            record.lost_in_sync = value == "yes";
+        } else if (key.starts_with("undo-")) {
+            PromotionUndo& undo = record.undo ? *record.undo : record.undo.emplace();
+            ++undo_keys;
+            bool ok = true;
+            if (key == "undo-state") {
+                auto state = protocol::replica_state_from_name(value);
+                ok = state.has_value();
+                undo.state = state.value_or(protocol::ReplicaState::inconsistent);
+            } else if (key == "undo-generation") {
+                ok = parse_number(value, undo.generation) && undo.generation != 0;
+            } else if (key == "undo-prev-replica") {
+                ok = parse_uuid_hex(value, undo.prev_replica);
+            } else if (key == "undo-next-replica") {
+                ok = parse_uuid_hex(value, undo.next_replica);
+            } else if (key == "undo-data-digest") {
+                ok = parse_number(value, undo.data_digest, 16);
+            } else {
+                return bad(fmt::format("unknown key '{}'", escape_for_log(key)));
+            }
+            if (!ok)
+                return bad(fmt::format("bad value '{}' of {}", escape_for_log(value), key));
         } else {
             return bad(fmt::format("unknown key '{}'", escape_for_log(key)));
         }
     }
     if (!have_state || !have_generation)
         return fail(EINVAL, fmt::format("{}: needs both 'state' and 'generation'", origin));
+    if (record.undo && undo_keys != 5)
+        return fail(EINVAL,
+                    fmt::format("{}: a promotion's undo needs all five undo-* keys", origin));
     return record;
 }
 

@@ -20,6 +20,8 @@ constexpr std::uint32_t kCloseInSync = 1U << 1;
 constexpr std::uint32_t kCloseUntouched = 1U << 2;
 constexpr std::uint32_t kRemoveForce = 1U << 0;   // PMDK's RPMEM_REMOVE_FORCE
 constexpr std::uint32_t kRemovePoolSet = 1U << 1; // PMDK's RPMEM_REMOVE_POOL_SET
+constexpr std::uint8_t kRolePromotable = 1U << 0;
+constexpr std::uint8_t kRoleInUse = 1U << 1;
 
 template <std::size_t N>
 std::span<const std::uint8_t> as_bytes(const std::array<char, N>& chars) {
@@ -218,6 +220,50 @@ void read_body(ByteReader& r, ResyncReport& m) {
     r.require(m.done_bytes <= m.total_bytes, "done_bytes",
               fmt::format("{} exceed total_bytes {}", m.done_bytes, m.total_bytes));
 }
+constexpr std::uint32_t kPromoteForce = 1U << 0;
+
+void write_body(ByteWriter& w, const PromoteRequest& m) {
+    w.string(m.pool_set, "pool_set", kMaxPoolSetNameLength);
+    w.u32(m.force ? kPromoteForce : 0);
+}
+void read_body(ByteReader& r, PromoteRequest& m) {
+    m.pool_set = r.string("pool_set", kMaxPoolSetNameLength);
+    m.force = (read_flags(r, "flags", kPromoteForce) & kPromoteForce) != 0;
+}
+
+void write_body(ByteWriter& w, const DemoteRequest& m) {
+    w.string(m.pool_set, "pool_set", kMaxPoolSetNameLength);
+    w.u64(m.generation);
+}
+void read_body(ByteReader& r, DemoteRequest& m) {
+    m.pool_set = r.string("pool_set", kMaxPoolSetNameLength);
+    m.generation = r.u64("generation");
+}
+
+void write_body(ByteWriter& w, const RejoinRequest& m) {
+    w.require(m.generation != 0, "generation 0: a rejoin needs the new primary's generation");
+    w.string(m.pool_set, "pool_set", kMaxPoolSetNameLength);
+    w.u64(m.generation);
+    w.bytes(m.poolset_uuid);
+    w.bytes(m.primary_uuid);
+}
+void read_body(ByteReader& r, RejoinRequest& m) {
+    m.pool_set = r.string("pool_set", kMaxPoolSetNameLength);
+    m.generation = r.u64("generation");
+    r.require(m.generation != 0, "generation", "0: a rejoin needs the new primary's generation");
+    r.bytes(m.poolset_uuid, "poolset_uuid");
+    r.bytes(m.primary_uuid, "primary_uuid");
+}
+
+void write_body(ByteWriter& w, const AttachReplicaRequest& m) {
+    w.string(m.pool_set, "pool_set", kMaxPoolSetNameLength);
+    w.bytes(m.replica_uuid);
+}
+void read_body(ByteReader& r, AttachReplicaRequest& m) {
+    m.pool_set = r.string("pool_set", kMaxPoolSetNameLength);
+    r.bytes(m.replica_uuid, "replica_uuid");
+}
+
 void write_body(ByteWriter&, const Ping&) {}
 void read_body(ByteReader&, Ping&) {}
 
@@ -489,6 +535,69 @@ void read_body(ByteReader& r, DigestReply& m) {
         m.digests.push_back(r.u64("digest"));
 }
 
+void write_body(ByteWriter& w, const PromoteReply& m) {
+    write_status(w, m.status, m.message);
+    w.u8(static_cast<std::uint8_t>(m.previous_state));
+    w.u64(m.previous_generation);
+    w.u64(m.generation);
+    w.u32(m.sessions_ended);
+}
+void read_body(ByteReader& r, PromoteReply& m) {
+    read_status(r, m);
+    m.previous_state = read_replica_state(r);
+    m.previous_generation = r.u64("previous_generation");
+    m.generation = r.u64("generation");
+    m.sessions_ended = r.u32("sessions_ended");
+}
+
+void write_body(ByteWriter& w, const DemoteReply& m) {
+    write_status(w, m.status, m.message);
+    w.u8(static_cast<std::uint8_t>(m.state));
+    w.u64(m.generation);
+}
+void read_body(ByteReader& r, DemoteReply& m) {
+    read_status(r, m);
+    m.state = read_replica_state(r);
+    m.generation = r.u64("generation");
+}
+
+void write_body(ByteWriter& w, const RejoinReply& m) {
+    write_status(w, m.status, m.message);
+    w.bytes(m.replica_uuid);
+    w.u8(static_cast<std::uint8_t>(m.state));
+    w.u64(m.generation);
+}
+void read_body(ByteReader& r, RejoinReply& m) {
+    read_status(r, m);
+    r.bytes(m.replica_uuid, "replica_uuid");
+    m.state = read_replica_state(r);
+    m.generation = r.u64("generation");
+}
+
+void write_body(ByteWriter& w, const AttachReplicaReply& m) {
+    write_status(w, m.status, m.message);
+    w.bytes(m.poolset_uuid);
+    w.bytes(m.primary_uuid);
+    w.bytes(m.replica_uuid);
+    w.u8(static_cast<std::uint8_t>(m.state));
+    w.u64(m.generation);
+    w.u8(static_cast<std::uint8_t>((m.promotable ? kRolePromotable : 0) |
+                                   (m.in_use ? kRoleInUse : 0)));
+}
+void read_body(ByteReader& r, AttachReplicaReply& m) {
+    read_status(r, m);
+    r.bytes(m.poolset_uuid, "poolset_uuid");
+    r.bytes(m.primary_uuid, "primary_uuid");
+    r.bytes(m.replica_uuid, "replica_uuid");
+    m.state = read_replica_state(r);
+    m.generation = r.u64("generation");
+    auto flags = r.u8("flags");
+    r.require((flags & ~(kRolePromotable | kRoleInUse)) == 0, "flags",
+              fmt::format("unknown flag bits {:#x}", flags & ~(kRolePromotable | kRoleInUse)));
+    m.promotable = (flags & kRolePromotable) != 0;
+    m.in_use = (flags & kRoleInUse) != 0;
+}
+
 void write_body(ByteWriter&, const Pong&) {}
 void read_body(ByteReader&, Pong&) {}
 
@@ -598,6 +707,14 @@ Result<Request> decode_request(const FrameHeader& header, std::span<const std::u
         return decode_as<EventsRequest, Request>(body);
     case MessageType::resync_report:
         return decode_as<ResyncReport, Request>(body);
+    case MessageType::promote:
+        return decode_as<PromoteRequest, Request>(body);
+    case MessageType::demote:
+        return decode_as<DemoteRequest, Request>(body);
+    case MessageType::rejoin:
+        return decode_as<RejoinRequest, Request>(body);
+    case MessageType::attach_replica:
+        return decode_as<AttachReplicaRequest, Request>(body);
     default:
         return bad_message(fmt::format("{} is not a request", name_of(header.type)));
     }
@@ -631,6 +748,14 @@ Result<Reply> decode_reply(const FrameHeader& header, std::span<const std::uint8
         return decode_as<EventsReply, Reply>(body);
     case MessageType::resync_report_reply:
         return decode_as<ResyncReportReply, Reply>(body);
+    case MessageType::promote_reply:
+        return decode_as<PromoteReply, Reply>(body);
+    case MessageType::demote_reply:
+        return decode_as<DemoteReply, Reply>(body);
+    case MessageType::rejoin_reply:
+        return decode_as<RejoinReply, Reply>(body);
+    case MessageType::attach_replica_reply:
+        return decode_as<AttachReplicaReply, Reply>(body);
     default:
         return bad_message(fmt::format("{} is not a reply", name_of(header.type)));
     }

@@ -44,6 +44,16 @@ namespace rpmem::protocol {
 //   digest          u64 offset, u64 length, u32 extent_size
 //   digest_reply    status, u32 count, count x u64 digest (XXH3-64, seed 0, one per extent)
 //   close_reply, set_attr_reply, remove_reply, error_reply: status
+//   promote         str pool_set, u32 flags (bit 0: force)
+//   promote_reply   status, u8 previous_state, u64 previous_generation, u64 generation,
+//                   u32 sessions_ended
+//   demote          str pool_set, u64 generation (0: any)
+//   demote_reply    status, u8 state, u64 generation
+//   rejoin          str pool_set, u64 generation (not 0), poolset_uuid[16], primary_uuid[16]
+//   rejoin_reply    status, replica_uuid[16], u8 state, u64 generation
+//   attach_replica  str pool_set, replica_uuid[16] (zero: report only)
+//   attach_replica_reply  status, poolset_uuid[16], primary_uuid[16], replica_uuid[16],
+//                   u8 state, u64 generation, u8 flags (bit 0: promotable, bit 1: in_use)
 //
 // Decoding checks every field against the limits in message_limits.h, refuses unknown enum values,
 // unknown flag bits and booleans other than 0/1, and requires the body to end exactly after

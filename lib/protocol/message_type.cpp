@@ -15,6 +15,7 @@ constexpr std::size_t string_size(std::size_t max_length) {
 }
 constexpr std::size_t kAttributesSize = 104;
 constexpr std::size_t kTokenSize = 32;
+constexpr std::size_t kUuidSize = 16;
 constexpr std::size_t kStatusSize = 2 + string_size(kMaxMessageLength);
 constexpr std::size_t kDataPathSize = string_size(kMaxProviderNameLength) +
                                       string_size(kMaxHostLength) + 2 + 8 + 8 + 1 + 4 + 1 + 4 + 8 +
@@ -62,6 +63,22 @@ constexpr std::size_t body_limit(MessageType type) noexcept {
         return 1 + 8 + 8;
     case MessageType::digest:
         return 8 + 8 + 4;
+    case MessageType::promote:
+        return string_size(kMaxPoolSetNameLength) + 4;
+    case MessageType::promote_reply:
+        return kStatusSize + 1 + 8 + 8 + 4;
+    case MessageType::demote:
+        return string_size(kMaxPoolSetNameLength) + 8;
+    case MessageType::demote_reply:
+        return kStatusSize + 1 + 8;
+    case MessageType::rejoin:
+        return string_size(kMaxPoolSetNameLength) + 8 + kUuidSize * 2;
+    case MessageType::rejoin_reply:
+        return kStatusSize + kUuidSize + 1 + 8;
+    case MessageType::attach_replica:
+        return string_size(kMaxPoolSetNameLength) + kUuidSize;
+    case MessageType::attach_replica_reply:
+        return kStatusSize + kUuidSize * 3 + 1 + 8 + 1;
     case MessageType::digest_reply:
         return kStatusSize + 4 + 8 * kMaxDigestExtents;
     case MessageType::close_reply:
@@ -86,7 +103,7 @@ static_assert(kFrameHeaderSize + body_limit(MessageType::events_reply) <= kMaxFr
 } // namespace
 
 std::optional<MessageType> message_type_from_wire(std::uint16_t value) noexcept {
-    if ((value >= 1 && value <= 16) || (value >= 18 && value <= 20) || (value >= 29 && value <= 32))
+    if ((value >= 1 && value <= 16) || (value >= 18 && value <= 32))
         return static_cast<MessageType>(value);
     return std::nullopt;
 }
@@ -145,6 +162,22 @@ std::string_view name_of(MessageType type) noexcept {
         return "digest";
     case MessageType::digest_reply:
         return "digest_reply";
+    case MessageType::promote:
+        return "promote";
+    case MessageType::promote_reply:
+        return "promote_reply";
+    case MessageType::demote:
+        return "demote";
+    case MessageType::demote_reply:
+        return "demote_reply";
+    case MessageType::rejoin:
+        return "rejoin";
+    case MessageType::rejoin_reply:
+        return "rejoin_reply";
+    case MessageType::attach_replica:
+        return "attach_replica";
+    case MessageType::attach_replica_reply:
+        return "attach_replica_reply";
     case MessageType::events:
         return "events";
     case MessageType::events_reply:

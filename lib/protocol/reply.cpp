@@ -59,6 +59,14 @@ Reply failure_reply(MessageType request, Status status, std::string message) {
         return fill(EventsReply{});
     case MessageType::resync_report:
         return fill(ResyncReportReply{});
+    case MessageType::promote:
+        return fill(PromoteReply{});
+    case MessageType::demote:
+        return fill(DemoteReply{});
+    case MessageType::rejoin:
+        return fill(RejoinReply{});
+    case MessageType::attach_replica:
+        return fill(AttachReplicaReply{});
     default:
         return fill(ErrorReply{});
     }

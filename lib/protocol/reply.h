@@ -159,9 +159,58 @@ struct DigestReply {
     friend bool operator==(const DigestReply&, const DigestReply&) = default;
 };
 
+struct PromoteReply {
+    static constexpr MessageType kType = MessageType::promote_reply;
+    Status status = Status::ok;
+    std::string message; // on success with force: what may have been lost
+    ReplicaState previous_state = ReplicaState::inconsistent;
+    std::uint64_t previous_generation = 0;
+    std::uint64_t generation = 0;     // the new one
+    std::uint32_t sessions_ended = 0; // sessions that had the set open and were ended
+
+    friend bool operator==(const PromoteReply&, const PromoteReply&) = default;
+};
+
+struct DemoteReply {
+    static constexpr MessageType kType = MessageType::demote_reply;
+    Status status = Status::ok;
+    std::string message;
+    ReplicaState state = ReplicaState::inconsistent; // restored
+    std::uint64_t generation = 0;                    // restored
+
+    friend bool operator==(const DemoteReply&, const DemoteReply&) = default;
+};
+
+struct RejoinReply {
+    static constexpr MessageType kType = MessageType::rejoin_reply;
+    Status status = Status::ok;
+    std::string message;
+    PoolAttributes::Uuid replica_uuid{}; // the rejoined pool's part 0
+    ReplicaState state = ReplicaState::outdated;
+    std::uint64_t generation = 0;
+
+    friend bool operator==(const RejoinReply&, const RejoinReply&) = default;
+};
+
+struct AttachReplicaReply {
+    static constexpr MessageType kType = MessageType::attach_replica_reply;
+    Status status = Status::ok;
+    std::string message;
+    PoolAttributes::Uuid poolset_uuid{};
+    PoolAttributes::Uuid primary_uuid{}; // the set's own part 0
+    PoolAttributes::Uuid replica_uuid{}; // what its replica links name now
+    ReplicaState state = ReplicaState::promoted;
+    std::uint64_t generation = 0;
+    bool promotable = false; // a promote without force would be accepted now (state-wise)
+    bool in_use = false;     // a session or a local program has the set open; UUIDs are zero
+
+    friend bool operator==(const AttachReplicaReply&, const AttachReplicaReply&) = default;
+};
+
 using Reply =
     std::variant<HelloReply, CreateReply, OpenReply, CloseReply, SetAttrReply, RemoveReply,
-                 StatusReply, Pong, ErrorReply, DigestReply, EventsReply, ResyncReportReply>;
+                 StatusReply, Pong, ErrorReply, DigestReply, EventsReply, ResyncReportReply,
+                 PromoteReply, DemoteReply, RejoinReply, AttachReplicaReply>;
 
 MessageType type_of(const Reply& reply) noexcept;
 

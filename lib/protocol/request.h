@@ -150,9 +150,60 @@ struct DigestRequest {
     friend bool operator==(const DigestRequest&, const DigestRequest&) = default;
 };
 
+// Failover (admin-client only). Make the replica `pool_set` a primary: refused unless it is
+// consistent, or with `force` (what may be lost is logged and told). The daemon ends any session
+// that has the set open and waits until its data plane stopped, moves the generation on, records
+// `promoted` and rewrites the pool headers so that the set opens locally as a pool of its own.
+struct PromoteRequest {
+    static constexpr MessageType kType = MessageType::promote;
+    std::string pool_set;
+    bool force = false;
+
+    friend bool operator==(const PromoteRequest&, const PromoteRequest&) = default;
+};
+
+// Undo a promote that nothing used since (the pool's data digest is unchanged): the headers,
+// state and generation return to what they were. `generation`: the promoted generation the
+// operator means (0: whichever).
+struct DemoteRequest {
+    static constexpr MessageType kType = MessageType::demote;
+    std::string pool_set;
+    std::uint64_t generation = 0;
+
+    friend bool operator==(const DemoteRequest&, const DemoteRequest&) = default;
+};
+
+using Uuid = PoolAttributes::Uuid;
+
+// Turn the old primary's pool `pool_set` (served by the rpmemd on the old primary's host) into a
+// replica of the new primary: its headers must name `poolset_uuid` and link to `primary_uuid`
+// (the new primary's part 0); it is recorded `outdated` at `generation`, so that the new
+// primary's next open brings it up to date by digest resync.
+struct RejoinRequest {
+    static constexpr MessageType kType = MessageType::rejoin;
+    std::string pool_set;
+    std::uint64_t generation = 0; // the new primary's, at least 1
+    Uuid poolset_uuid{};
+    Uuid primary_uuid{};
+
+    friend bool operator==(const RejoinRequest&, const RejoinRequest&) = default;
+};
+
+// On the new primary's rpmemd: link the promoted set `pool_set` to the replica whose part 0 is
+// `replica_uuid` (its headers' replica links), so that its pool set file with a REPLICA line to
+// that replica opens; a zero `replica_uuid` only reports the set's identity.
+struct AttachReplicaRequest {
+    static constexpr MessageType kType = MessageType::attach_replica;
+    std::string pool_set;
+    Uuid replica_uuid{};
+
+    friend bool operator==(const AttachReplicaRequest&, const AttachReplicaRequest&) = default;
+};
+
 using Request =
     std::variant<Hello, CreateRequest, OpenRequest, CloseRequest, SetAttrRequest, RemoveRequest,
-                 StatusRequest, Ping, DigestRequest, EventsRequest, ResyncReport>;
+                 StatusRequest, Ping, DigestRequest, EventsRequest, ResyncReport, PromoteRequest,
+                 DemoteRequest, RejoinRequest, AttachReplicaRequest>;
 
 MessageType type_of(const Request& request) noexcept;
 

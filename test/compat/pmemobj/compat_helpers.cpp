@@ -31,6 +31,11 @@ RunResult pmempool(const std::vector<std::string>& args, const EnvironmentChange
     return run(argv, environment);
 }
 
+RunResult rpmemctl(std::vector<std::string> args, const EnvironmentChanges& environment) {
+    args.insert(args.begin(), required_environment("RPMEMCTL"));
+    return run(args, environment);
+}
+
 fs::path write_file(const fs::path& path, const std::string& text) {
     fs::create_directories(path.parent_path());
     std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -21,6 +21,8 @@ EnvironmentChanges pmdk_environment(const RpmemdInstance& rpmemd);
 
 RunResult obj_tx(const std::vector<std::string>& args, const EnvironmentChanges& environment);
 RunResult pmempool(const std::vector<std::string>& args, const EnvironmentChanges& environment);
+// The rpmemctl this build made (RPMEMCTL, set for the tests that need it).
+RunResult rpmemctl(std::vector<std::string> args, const EnvironmentChanges& environment);
 
 std::filesystem::path write_file(const std::filesystem::path& path, const std::string& text);
 std::string read_file(const std::filesystem::path& path);

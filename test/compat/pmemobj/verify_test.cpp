@@ -18,11 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-RunResult rpmemctl(std::vector<std::string> args, const EnvironmentChanges& environment) {
-    args.insert(args.begin(), required_environment("RPMEMCTL"));
-    return run(args, environment);
-}
-
 void flip_byte(const fs::path& file, std::size_t offset) {
     std::fstream part(file, std::ios::in | std::ios::out | std::ios::binary);
     REQUIRE(part);

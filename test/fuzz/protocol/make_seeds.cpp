@@ -141,6 +141,31 @@ int main(int argc, char** argv) {
         write_seed(dir, "events_reply", Reply(events_reply)) &&
         write_seed(dir, "resync_report",
                    Request(protocol::ResyncReport{protocol::ResyncPhase::progress, 4096, 8192})) &&
-        write_seed(dir, "resync_report_reply", Reply(protocol::ResyncReportReply{}));
+        write_seed(dir, "resync_report_reply", Reply(protocol::ResyncReportReply{})) &&
+        write_seed(dir, "promote", Request(protocol::PromoteRequest{"b/c.set", true})) &&
+        write_seed(dir, "promote_reply",
+                   Reply(protocol::PromoteReply{
+                       {}, "forced", protocol::ReplicaState::outdated, 1, 2, 1})) &&
+        write_seed(dir, "demote", Request(protocol::DemoteRequest{"b/c.set", 2})) &&
+        write_seed(dir, "demote_reply",
+                   Reply(protocol::DemoteReply{{}, "", protocol::ReplicaState::consistent, 1})) &&
+        write_seed(dir, "rejoin",
+                   Request(protocol::RejoinRequest{"b/c.set", 2, attributes().poolset_uuid,
+                                                   attributes().next_uuid})) &&
+        write_seed(dir, "rejoin_reply",
+                   Reply(protocol::RejoinReply{
+                       {}, "", attributes().uuid, protocol::ReplicaState::outdated, 2})) &&
+        write_seed(dir, "attach_replica",
+                   Request(protocol::AttachReplicaRequest{"b/c.set", attributes().uuid})) &&
+        write_seed(dir, "attach_replica_reply",
+                   Reply(protocol::AttachReplicaReply{{},
+                                                      "",
+                                                      attributes().poolset_uuid,
+                                                      attributes().next_uuid,
+                                                      attributes().uuid,
+                                                      protocol::ReplicaState::promoted,
+                                                      2,
+                                                      true,
+                                                      false}));
     return ok ? 0 : 1;
 }

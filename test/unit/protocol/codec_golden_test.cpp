@@ -297,3 +297,97 @@ TEST_CASE("golden: status request for a later page, events request, resync repor
     check_request(protocol::ResyncReport{protocol::ResyncPhase::progress, 1 << 20, 4 << 20}, 6,
                   report);
 }
+
+TEST_CASE("golden: promote, demote, rejoin and attach_replica") {
+    Bytes promote = digest_header(0x15, 2, 9); // type 21 = promote, request id 2, 9 bytes
+    Bytes promote_body{
+        0x03, 0x00, 'a',  '.',  's', // pool_set "a.s"
+        0x01, 0x00, 0x00, 0x00,      // flags: force
+    };
+    promote.insert(promote.end(), promote_body.begin(), promote_body.end());
+    check_request(protocol::PromoteRequest{"a.s", true}, 2, promote);
+
+    Bytes promoted = digest_header(0x16, 2, 25); // type 22 = promote_reply, 25 bytes
+    Bytes promoted_body{
+        0x00, 0x00, 0x00, 0x00,                         // ok, no message
+        0x01,                                           // previous state consistent
+        0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // previous generation 3
+        0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // generation 4
+        0x01, 0x00, 0x00, 0x00,                         // one session ended
+    };
+    promoted.insert(promoted.end(), promoted_body.begin(), promoted_body.end());
+    check_reply(protocol::PromoteReply{protocol::Status::ok, "", protocol::ReplicaState::consistent,
+                                       3, 4, 1},
+                2, promoted);
+
+    Bytes demote = digest_header(0x17, 3, 11); // type 23 = demote, 11 bytes
+    Bytes demote_body{
+        0x01, 0x00, 'b',                                // pool_set "b"
+        0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // generation 4
+    };
+    demote.insert(demote.end(), demote_body.begin(), demote_body.end());
+    check_request(protocol::DemoteRequest{"b", 4}, 3, demote);
+
+    Bytes demoted = digest_header(0x18, 3, 13); // type 24 = demote_reply, 13 bytes
+    Bytes demoted_body{
+        0x00, 0x00, 0x00, 0x00,                         // ok, no message
+        0x01,                                           // consistent
+        0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // generation 3
+    };
+    demoted.insert(demoted.end(), demoted_body.begin(), demoted_body.end());
+    check_reply(
+        protocol::DemoteReply{protocol::Status::ok, "", protocol::ReplicaState::consistent, 3}, 3,
+        demoted);
+
+    protocol::RejoinRequest rejoin{"b", 5, {}, {}};
+    rejoin.poolset_uuid.fill(0x11);
+    rejoin.primary_uuid.fill(0x22);
+    Bytes rejoin_frame = digest_header(0x19, 4, 43); // type 25 = rejoin, 43 bytes
+    Bytes rejoin_body{
+        0x01, 0x00, 'b',                                // pool_set "b"
+        0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // generation 5
+    };
+    append(rejoin_body, 16, 0x11); // pool set UUID
+    append(rejoin_body, 16, 0x22); // primary's UUID
+    rejoin_frame.insert(rejoin_frame.end(), rejoin_body.begin(), rejoin_body.end());
+    check_request(rejoin, 4, rejoin_frame);
+
+    protocol::RejoinReply rejoined{
+        protocol::Status::ok, "", {}, protocol::ReplicaState::outdated, 5};
+    rejoined.replica_uuid.fill(0x33);
+    Bytes rejoined_frame = digest_header(0x1a, 4, 29); // type 26 = rejoin_reply, 29 bytes
+    Bytes rejoined_body{0x00, 0x00, 0x00, 0x00};
+    append(rejoined_body, 16, 0x33);                                           // the replica's UUID
+    Bytes rejoined_tail{0x03, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}; // outdated, gen 5
+    rejoined_body.insert(rejoined_body.end(), rejoined_tail.begin(), rejoined_tail.end());
+    rejoined_frame.insert(rejoined_frame.end(), rejoined_body.begin(), rejoined_body.end());
+    check_reply(rejoined, 4, rejoined_frame);
+
+    protocol::AttachReplicaRequest attach{"b", {}};
+    attach.replica_uuid.fill(0x33);
+    Bytes attach_frame = digest_header(0x1b, 5, 19); // type 27 = attach_replica, 19 bytes
+    Bytes attach_body{0x01, 0x00, 'b'};
+    append(attach_body, 16, 0x33);
+    attach_frame.insert(attach_frame.end(), attach_body.begin(), attach_body.end());
+    check_request(attach, 5, attach_frame);
+
+    protocol::AttachReplicaReply attached;
+    attached.poolset_uuid.fill(0x11);
+    attached.primary_uuid.fill(0x22);
+    attached.replica_uuid.fill(0x33);
+    attached.generation = 5;
+    attached.in_use = true;
+    Bytes attached_frame = digest_header(0x1c, 5, 62); // type 28 = attach_replica_reply
+    Bytes attached_body{0x00, 0x00, 0x00, 0x00};
+    append(attached_body, 16, 0x11);
+    append(attached_body, 16, 0x22);
+    append(attached_body, 16, 0x33);
+    Bytes attached_tail{
+        0x04,                                           // promoted
+        0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // generation 5
+        0x02,                                           // flags: in use
+    };
+    attached_body.insert(attached_body.end(), attached_tail.begin(), attached_tail.end());
+    attached_frame.insert(attached_frame.end(), attached_body.begin(), attached_body.end());
+    check_reply(attached, 5, attached_frame);
+}

@@ -146,7 +146,7 @@ TEST_CASE("hello is readable in any version so that versions can be negotiated")
 }
 
 TEST_CASE("unknown message types and bad magic are refused") {
-    for (std::uint16_t type : {0, 17, 21, 0x7fff, 0xffff}) {
+    for (std::uint16_t type : {0, 17, 33, 0x7fff, 0xffff}) {
         CAPTURE(type);
         check_request_refused(raw_frame(type, {}), Status::bad_message, "unknown message type");
     }
@@ -381,4 +381,41 @@ TEST_CASE("a digest reply with more digests than the limit is refused before the
     REQUIRE_FALSE(encoded);
     CHECK(encoded.error().message() ==
           "encoding digest_reply: digests has 8193 entries, the limit is 8192");
+}
+
+TEST_CASE("failover messages: unknown flags, states and a rejoin without a generation") {
+    SECTION("an unknown promote flag") {
+        Bytes frame = frame_of(protocol::PromoteRequest{"a", false});
+        frame[frame.size() - 4] = 0x02;
+        check_request_refused(frame, Status::bad_message, "flags: unknown flag bits 0x2");
+    }
+    SECTION("a rejoin at generation 0") {
+        Bytes frame = frame_of(protocol::RejoinRequest{"a", 1, {}, {}});
+        // The u64 generation follows the pool set name (2 + 1 bytes).
+        frame[protocol::kFrameHeaderSize + 3] = 0;
+        check_request_refused(frame, Status::bad_message,
+                              "generation: 0: a rejoin needs the new primary's generation");
+        auto encoded = protocol::encode(protocol::RejoinRequest{"a", 0, {}, {}}, 1);
+        REQUIRE_FALSE(encoded);
+    }
+    SECTION("an unknown state in a promote reply") {
+        Bytes frame = frame_of(protocol::PromoteReply{});
+        frame[protocol::kFrameHeaderSize + 4] = 9;
+        check_reply_refused(frame, "state");
+    }
+    SECTION("a demote reply cut short") {
+        Bytes frame = frame_of(protocol::DemoteReply{});
+        frame.pop_back();
+        put32(frame, 12, static_cast<std::uint32_t>(frame.size() - protocol::kFrameHeaderSize));
+        check_reply_refused(frame, "generation");
+    }
+    SECTION("an unknown role flag") {
+        Bytes frame = frame_of(protocol::AttachReplicaReply{});
+        frame.back() = 0x04;
+        check_reply_refused(frame, "flags: unknown flag bits 0x4");
+    }
+    SECTION("an attach request travelling as a reply") {
+        Bytes frame = frame_of(protocol::AttachReplicaRequest{"a", {}});
+        CHECK_FALSE(protocol::decode_reply_frame(frame));
+    }
 }

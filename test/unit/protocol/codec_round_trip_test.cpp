@@ -103,6 +103,15 @@ TEST_CASE("requests round-trip") {
     round_trip_request(protocol::ResyncReport{protocol::ResyncPhase::progress, 5, 9});
     round_trip_request(protocol::ResyncReport{protocol::ResyncPhase::failed, 0, 0});
     round_trip_request(protocol::Ping{});
+    round_trip_request(protocol::PromoteRequest{"a.set", false});
+    round_trip_request(
+        protocol::PromoteRequest{std::string(protocol::kMaxPoolSetNameLength, 'p'), true});
+    round_trip_request(protocol::DemoteRequest{"a.set", 0});
+    round_trip_request(protocol::DemoteRequest{"a.set", ~0ULL});
+    round_trip_request(protocol::RejoinRequest{"a.set", 7, sample_attributes().poolset_uuid,
+                                               sample_attributes().uuid});
+    round_trip_request(protocol::AttachReplicaRequest{"a.set", sample_attributes().next_uuid});
+    round_trip_request(protocol::AttachReplicaRequest{"a.set", {}});
     round_trip_request(protocol::DigestRequest{4096, 128ULL << 20, 1 << 20});
     round_trip_request(protocol::DigestRequest{~0ULL - 4096, 4096, 4096});
 }
@@ -176,6 +185,18 @@ TEST_CASE("replies round-trip") {
     round_trip_reply(status);
 
     round_trip_reply(protocol::ResyncReportReply{protocol::Status::invalid_request, "no pool"});
+    round_trip_reply(protocol::PromoteReply{protocol::Status::ok, "forced: may lose writes",
+                                            protocol::ReplicaState::inconsistent, 2, 3, 1});
+    round_trip_reply(protocol::PromoteReply{protocol::Status::split_brain,
+                                            std::string(protocol::kMaxMessageLength, 'm'),
+                                            protocol::ReplicaState::promoted, 0, 0, 0});
+    round_trip_reply(
+        protocol::DemoteReply{protocol::Status::ok, "", protocol::ReplicaState::consistent, 2});
+    round_trip_reply(protocol::RejoinReply{protocol::Status::ok, "", sample_attributes().uuid,
+                                           protocol::ReplicaState::outdated, 3});
+    round_trip_reply(protocol::AttachReplicaReply{
+        protocol::Status::ok, "", sample_attributes().poolset_uuid, sample_attributes().uuid,
+        sample_attributes().next_uuid, protocol::ReplicaState::promoted, 3, true, true});
     protocol::EventsReply events;
     events.oldest_sequence = 3;
     events.newest_sequence = 40;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -523,9 +524,44 @@ TEST_CASE("sessions record their events: opened, state changes, closed, lost, re
                                             K::session_lost, K::state_changed});
     auto last = f.events.after(0, 64).events.back();
     CHECK(last.state == protocol::ReplicaState::inconsistent);
-    CHECK(last.reason == "the session ended uncleanly");
+    // Bob found the replica consistent and replicated synchronously until the loss.
+    CHECK(last.reason == "the session ended uncleanly while in sync");
     // A resync report needs a pool.
     auto carol = f.session("carol");
     CHECK(as<protocol::ResyncReportReply>(carol->handle(protocol::ResyncReport{})).status ==
           Status::invalid_request);
+}
+
+TEST_CASE("promote is for admin clients; it ends the session that has the set, records the "
+          "state change, and the set is then refused as a replica") {
+    Fixture f;
+    f.config.admin_clients = {"root-operator"};
+    auto alice = f.session("alice");
+    std::thread channel_end; // what the channel does when asked to end: on_close, elsewhere
+    alice->on_open(
+        [&](Error reason) { channel_end = std::thread([&, reason] { alice->on_close(reason); }); });
+    REQUIRE(as<protocol::CreateReply>(alice->handle(create_request())).status == Status::ok);
+
+    auto bob = f.session("bob");
+    auto refused = as<protocol::PromoteReply>(bob->handle(protocol::PromoteRequest{"pool.set"}));
+    CHECK(refused.status == Status::not_permitted);
+
+    auto admin = f.session("root-operator");
+    auto promoted =
+        as<protocol::PromoteReply>(admin->handle(protocol::PromoteRequest{"pool.set", false}));
+    if (channel_end.joinable())
+        channel_end.join();
+    INFO(promoted.message);
+    REQUIRE(promoted.status == Status::ok);
+    CHECK(promoted.sessions_ended == 1);
+    CHECK(promoted.previous_state == protocol::ReplicaState::inconsistent); // lost in sync
+    CHECK(promoted.generation == promoted.previous_generation + 1);
+    auto last = f.events.after(0, 64).events.back();
+    CHECK(last.kind == protocol::EventKind::state_changed);
+    CHECK(last.state == protocol::ReplicaState::promoted);
+    CHECK(last.reason.find("the session that had it was ended") != std::string::npos);
+
+    auto again = f.session("alice");
+    auto reopened = as<protocol::OpenReply>(again->handle(open_request()));
+    CHECK(reopened.status == Status::split_brain);
 }
