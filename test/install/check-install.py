@@ -59,7 +59,7 @@ def main():
 
         for directory, program in [(sbindir, "rpmemd"), (bindir, "rpmemctl"),
                                    (bindir, "rpmem-bench"), (bindir, "rpmem-ssh"),
-                                   (bindir, "rpmem-hello")]:
+                                   (bindir, "rpmem-hello"), (bindir, "rpmem-bench-plot")]:
             path = under(directory, program)
             check(os.path.isfile(path) and os.access(path, os.X_OK),
                   f"missing the program {path}")
