@@ -68,19 +68,27 @@ void check_default_crash_dispositions(pid_t pid, const std::string& who) {
     }
 }
 
+// Under ASan a crash must reach the kernel, not the sanitizer's handlers.
+const char* const kSanitizerLeavesCrashes =
+    "handle_segv=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:detect_leaks=0";
+
+RpmemdInstance::Options daemon_options() {
+    RpmemdInstance::Options options;
+    options.environment["ASAN_OPTIONS"] = kSanitizerLeavesCrashes;
+    return options;
+}
+
 struct GuestSetup {
     TempDir root{"rpmem-guest"};
     TempDir scratch{"rpmem-guest-cwd"};
     WorkingDirectory here{scratch.path()}; // the guest's and rpmemd's
-    RpmemdInstance rpmemd{root};
+    RpmemdInstance rpmemd{root, daemon_options()};
     EnvironmentChanges environment = rpmemd.client_environment();
 
     GuestSetup() {
         rpmemd.write_pool_set("guest.set",
                               "PMEMPOOLSET\n16M " + (root / "guest.part").string() + "\n");
-        // Under ASan the guest's crash must reach the kernel, not the sanitizer's handler.
-        environment["ASAN_OPTIONS"] =
-            "handle_segv=0:handle_sigbus=0:handle_sigill=0:handle_sigfpe=0:detect_leaks=0";
+        environment["ASAN_OPTIONS"] = kSanitizerLeavesCrashes;
     }
 
     RunResult run_guest() const {
