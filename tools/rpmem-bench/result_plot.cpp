@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include <sys/wait.h>
 
 #include "command.h"
+#include "work_directory.h"
 
 extern char** environ;
 
@@ -65,6 +67,28 @@ int plot_report(const fs::path& report, const fs::path& plot, std::string_view c
         return kExitFailure;
     }
     return kExitOk;
+}
+
+int plot_report(const Report& report, const fs::path& plot, std::string_view command,
+                std::ostream& err) {
+    std::error_code error;
+    fs::path parent = fs::temp_directory_path(error);
+    if (error)
+        parent = "/tmp";
+    auto scratch = WorkDirectory::make(parent, WorkDirectory::Cleanup::always);
+    if (!scratch) {
+        err << command << ": plotting: " << scratch.error().message() << "\n";
+        return kExitFailure;
+    }
+    const fs::path json = scratch->path() / "report.json";
+    std::ofstream file(json);
+    report.write_json(file);
+    file.close();
+    if (!file) {
+        err << command << ": plotting: cannot write " << json.string() << "\n";
+        return kExitFailure;
+    }
+    return plot_report(json, plot, command, err);
 }
 
 } // namespace rpmem::bench

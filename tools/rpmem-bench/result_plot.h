@@ -5,6 +5,8 @@
 #include <ostream>
 #include <string_view>
 
+#include "result_report.h"
+
 namespace rpmem::bench {
 
 // Whether `path` names a figure rpmem-bench-plot draws: FILE.svg or FILE.png.
@@ -16,5 +18,10 @@ bool is_plot_path(std::string_view path) noexcept;
 // kExitFailure with the reason on `err` ("COMMAND: plotting ...") otherwise.
 int plot_report(const std::filesystem::path& report, const std::filesystem::path& plot,
                 std::string_view command, std::ostream& err);
+
+// The same for a report in memory: its JSON goes to a scratch file first, whatever format and
+// destination the report itself was written in (--format csv, standard output).
+int plot_report(const Report& report, const std::filesystem::path& plot, std::string_view command,
+                std::ostream& err);
 
 } // namespace rpmem::bench
