@@ -225,6 +225,13 @@ const std::map<std::string, ConfigSetter, std::less<>>& setters() {
                                              [](auto v) { return parse_unsigned(v, 1, 65536); })},
         {"nthreads",
          set_field(&Config::nthreads, [](auto v) { return parse_unsigned(v, 0, 256); })},
+        {"responder-spin", set_field(&Config::responder_spin,
+                                     [](std::string_view v) {
+                                         return parse_config_duration(
+                                             v, std::chrono::microseconds(1),
+                                             std::chrono::microseconds(0),
+                                             std::chrono::microseconds(10'000));
+                                     })},
         {"heartbeat", set_field(&Config::heartbeat, parse_duration)},
         {"session-timeout", set_field(&Config::session_timeout, parse_duration)},
         {"port-file", set_field(&Config::port_file, parse_path)},
@@ -447,7 +454,7 @@ over mutual TLS (control) and libfabric (data). Runs in the foreground.
   -r, --remove SET         remove the pool described by SET (relative to poolset-dir) and exit
   -f, --force              with --remove: ignore errors while removing parts
   -s, --pool-set           with --remove: also remove the pool set file
-  -t, --nthreads N         accepted for PMDK compatibility; not used yet
+  -t, --nthreads N         responder threads per data-path worker (default: one per CPU)
   -h, --help               this text
   -V, --version            the version
 
@@ -458,7 +465,8 @@ Every config file key is also an option (--KEY VALUE or --KEY=VALUE) and wins ov
   tls-cert, tls-key, allow-client, admin-client (identities whose `rpmemctl status` and
   `events` show every identity's sessions), allow-provider, fabric-address, max-lanes,
   max-sessions,
-  nthreads, heartbeat (a silent client is dropped after it), session-timeout (TLS and Hello
+  nthreads, responder-spin (the most a responder busy-polls after a completion, default
+  50us; 0: always block), heartbeat (a silent client is dropped after it), session-timeout (TLS and Hello
   must finish within it), port-file (written with the bound port once listening), user and
   group (the data-path workers' ids when started as root; default nobody/nogroup),
   worker-sandbox (yes|no, default yes), metrics-listen (HOST:PORT: Prometheus metrics at
@@ -470,7 +478,7 @@ sandboxed worker process of its own; the supervisor keeps TLS, authorization, po
 logging.
 
 Admission limits (keys and options as above):
-  max-sessions N              concurrent sessions (default 64)
+  max-sessions N              concurrent sessions (default 256)
   max-sessions-per-client N   concurrent sessions of one client identity (default: a quarter
                               of max-sessions, at least 1); more are refused as busy
   max-pending-connections N   connections not yet through TLS and Hello (default 128); at the
@@ -478,7 +486,7 @@ Admission limits (keys and options as above):
                               one replaces that one's oldest, others are closed at once
   max-pending-per-source N    of those, from one IP address (default 16); more are closed at
                               once, before TLS
-rpmemd needs about 64 + max-pending-connections + 10 x max-sessions file descriptors; it raises
+rpmemd needs about 64 + max-pending-connections + 17 x max-sessions file descriptors; it raises
 its soft RLIMIT_NOFILE up to the hard limit as needed and warns when that is not enough
 (systemd: LimitNOFILE=).
 )";

@@ -62,8 +62,10 @@ struct Config {
     std::vector<std::string> allowed_providers;
     // The fabric listener binds here; empty: the address the TLS session arrived on.
     std::string fabric_host;
-    unsigned max_lanes = 16;    // granted lanes per session at most
-    unsigned max_sessions = 64; // concurrent sessions at most
+    unsigned max_lanes = 16; // granted lanes per session at most
+    // Concurrent sessions at most. The default fits rpmemd.service's LimitNOFILE many times
+    // over (fd_budget.h; checked by a test).
+    unsigned max_sessions = 256;
     // Concurrent sessions of one client identity; 0: a quarter of max_sessions (at least 1),
     // which effective_max_sessions_per_client() works out.
     unsigned max_sessions_per_client = 0;
@@ -72,9 +74,14 @@ struct Config {
     // can hold: descriptors, TLS state, memory.
     unsigned max_pending_connections = 128;
     unsigned max_pending_per_source = 16;
-    // PMDK's -t/--nthreads: accepted and checked for compatibility, not used yet (each session
-    // has one responder thread in its worker).
+    // Responder threads per data-path worker (PMDK's -t/--nthreads): each worker polls all its
+    // sessions with at most this many threads (min(nthreads, sessions) run). 0: one per
+    // online CPU.
     unsigned nthreads = 0;
+    // The most a responder thread busy-polls after a completion before it blocks on its
+    // sessions' wait descriptors; it spins less, down to not at all, while completions come
+    // later than that (fabric::SpinBudget). 0: always block.
+    std::chrono::microseconds responder_spin{50};
     // A client that sends no frame (request or heartbeat ping) for this long is taken for dead:
     // its session ends, its data plane is fenced and its pool released. Told to clients in the
     // Hello reply; librpmem pings every second (or a third of this, if shorter). Generous by

@@ -177,6 +177,7 @@ Result<protocol::DataPath> DaemonSession::start_data_plane(OpenPool& pool, std::
     request.token = *token;
     request.session_name = fmt::format("session {}", peer_.session_id);
     request.identity = peer_.identity;
+    request.responder_spin = services_.config.responder_spin;
     // Its worker died: the lanes are gone, so the session ends too (the client learns it from
     // its lanes at once and from the channel), and on_close releases the pool.
     request.on_lost = [end = end_, name = log_name_](const Error& why) {
@@ -185,6 +186,13 @@ Result<protocol::DataPath> DaemonSession::start_data_plane(OpenPool& pool, std::
             end(Error(ECONNRESET, "the session's data plane was lost: " + why.message(),
                       ErrorSource::system, ECONNRESET));
     };
+
+    // Counting is worth a page per session, not a session: without the page it runs uncounted.
+    if (auto counters = SharedCounterPage::create())
+        request.counters = std::move(*counters);
+    else
+        spdlog::warn("{}: persists go uncounted in status and metrics: {}", log_name_,
+                     counters.error().message());
 
     auto plane = services_.start_data_plane(request);
     if (plane && !*plane)
@@ -215,6 +223,7 @@ Result<protocol::DataPath> DaemonSession::start_data_plane(OpenPool& pool, std::
                  path.pool_size, pool.mapping().is_pmem() ? "persistent memory" : "not pmem");
     note = std::move(choice->reason);
     data_plane_ = std::move(data_plane);
+    counters_ = std::move(request.counters);
     return path;
 }
 
@@ -263,6 +272,8 @@ Result<protocol::DataPath> DaemonSession::serve_pool(Result<std::unique_ptr<Open
     row.state = protocol::ReplicaState::inconsistent;
     row.generation = pool_->found().generation;
     listing_.set_pool(row);
+    if (counters_)
+        listing_.set_counters([page = counters_] { return std::optional(page->read()); });
     record_state(row.state, row.generation,
                  created
                      ? std::string("created")

@@ -109,8 +109,9 @@ private:
     Ender end_;                         // ends the channel when the data plane is lost
     SessionDirectory::Listing listing_; // this session's row in status
     std::chrono::steady_clock::time_point last_progress_event_{}; // resync_progress rate limit
-    std::unique_ptr<OpenPool> pool_;        // parent: declared before the data plane using it
-    std::unique_ptr<DataPlane> data_plane_; // child: destroyed (and stopped) first
+    std::unique_ptr<OpenPool> pool_;              // parent: declared before the data plane using it
+    std::unique_ptr<DataPlane> data_plane_;       // child: destroyed (and stopped) first
+    std::shared_ptr<SharedCounterPage> counters_; // what the data plane served, for status
 };
 
 // The SessionFactory of the daemon: a DaemonSession per accepted client.

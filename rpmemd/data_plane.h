@@ -14,6 +14,7 @@
 #include "poolset/pool_mapping.h"
 #include "protocol/preferences.h"
 #include "protocol/reply.h"
+#include "rpmemd/shared_counter_page.h"
 
 namespace rpmem::daemon {
 
@@ -38,10 +39,15 @@ struct DataPlaneRequest {
     unsigned lanes = 1; // lanes to grant at most (already capped by the config)
     protocol::SessionToken token{};
     std::string session_name; // for log lines, e.g. "session 7"
-    // How the responder waits: busy-polls this long after its last completion before it
-    // blocks (nanoseconds::max(): never blocks), and the CPU it is pinned to (-1: none).
-    std::chrono::nanoseconds responder_spin = std::chrono::microseconds(200);
+    // How the responders wait: busy-poll at most this long after a completion before they
+    // block, less while completions come later (nanoseconds::max(): never block), and the CPU
+    // they are pinned to (-1: none). A worker's responders take these from its first session.
+    std::chrono::nanoseconds responder_spin = std::chrono::microseconds(50);
     int responder_cpu = -1;
+    // Where the data plane counts the persist messages it serves, for status and /metrics
+    // (null: not counted). Shared with the worker that serves the session; outlives the data
+    // plane.
+    std::shared_ptr<SharedCounterPage> counters;
 };
 
 // What the client needs to reach the data plane, and what the method choice needs to know.

@@ -22,10 +22,10 @@
 #include "fabric/memory_region.h"
 #include "fabric/passive_endpoint.h"
 #include "fabric/stack.h"
-#include "fabric/waiter.h"
 #include "persist/request_handler.h"
 #include "persist/target_lane.h"
 #include "protocol/lane_binding.h"
+#include "rpmemd/responder_pool.h"
 
 namespace rpmem::daemon {
 
@@ -93,11 +93,12 @@ Result<std::unique_ptr<fabric::Stack>> open_stack(const DataPlaneRequest& reques
 
 // The fabric half of one session; see start_fabric_target(). Members are declared parent
 // before child so that they close child first: lanes (endpoints) before the regions, queue,
-// listener and stack.
-class FabricTarget final : public DataPlane {
+// listener and stack. Served by a thread of `responders` (ResponderPool) from start() to stop().
+class FabricTarget final : public DataPlane, public Responsive {
 public:
     static Result<std::unique_ptr<FabricTarget>> start(const DataPlaneRequest& request,
-                                                       std::unique_ptr<persist::TargetPool> pool);
+                                                       std::unique_ptr<persist::TargetPool> pool,
+                                                       ResponderPool* responders);
 
     ~FabricTarget() override { stop(); }
 
@@ -106,15 +107,17 @@ public:
     void stop() noexcept override {
         if (stopped_.exchange(true))
             return;
-        stop_.store(true, std::memory_order_release);
-        if (completions_)
-            completions_->signal();
-        if (responder_.joinable())
-            responder_.join();
+        if (attached_)
+            responders_->detach(*this);
         for (auto& lane : lanes_)
             lane->shutdown();
         spdlog::debug("{}: data plane stopped", name_);
     }
+
+    std::size_t poll(bool events_ready) override;
+    Arm arm(std::vector<pollfd>& fds) override;
+    std::size_t block(std::chrono::milliseconds timeout) override;
+    const std::string& name() const noexcept override { return name_; }
 
 private:
     FabricTarget(const DataPlaneRequest& request, std::unique_ptr<persist::TargetPool> pool,
@@ -122,9 +125,8 @@ private:
         : name_(request.session_name)
         , token_(request.token)
         , pool_(std::move(pool))
+        , counters_(request.counters)
         , protected_prefix_(request.protected_prefix)
-        , responder_spin_(request.responder_spin)
-        , responder_cpu_(request.responder_cpu)
         , stack_(std::move(stack))
         , lane_stride_(persist::TargetLane::buffer_size(protocol::kDefaultInlineSize))
         , lane_count_(static_cast<unsigned>(
@@ -134,17 +136,22 @@ private:
         , buffers_(lane_count_ * lane_stride_) {}
 
     Result<void> open(const DataPlaneRequest& request);
-    void run();
-    void serve() noexcept;
+    std::size_t handle(const fabric::CompletionResult& read);
+    std::size_t take_events();
     void admit(fabric::ConnectionRequest& request);
 
     std::string name_;
     protocol::SessionToken token_;
-    std::unique_ptr<persist::TargetPool> pool_; // parent of the region registered over it
+    std::unique_ptr<persist::TargetPool> pool_;   // parent of the region registered over it
+    std::shared_ptr<SharedCounterPage> counters_; // the lanes count there; may be null
     std::size_t protected_prefix_;
-    std::chrono::nanoseconds responder_spin_;
-    int responder_cpu_;
     DataPlaneInfo info_;
+
+    // A pool of its own when the caller has none (in-process use), declared before the
+    // fabric objects so that its thread is gone before they close.
+    std::unique_ptr<ResponderPool> own_responders_;
+    ResponderPool* responders_ = nullptr;
+    bool attached_ = false;
 
     std::unique_ptr<fabric::Stack> stack_;
     std::size_t lane_stride_;
@@ -155,14 +162,14 @@ private:
     AlignedBuffer buffers_;
     std::optional<fabric::MemoryRegion> buffer_region_;
     std::vector<std::unique_ptr<persist::TargetLane>> lanes_;
+    std::array<fabric::Completion, 32> batch_;
 
-    std::thread responder_;
-    std::atomic<bool> stop_{false};
     std::atomic<bool> stopped_{false};
 };
 
-Result<std::unique_ptr<FabricTarget>>
-FabricTarget::start(const DataPlaneRequest& request, std::unique_ptr<persist::TargetPool> pool) {
+Result<std::unique_ptr<FabricTarget>> FabricTarget::start(const DataPlaneRequest& request,
+                                                          std::unique_ptr<persist::TargetPool> pool,
+                                                          ResponderPool* responders) {
     if (pool == nullptr || request.lanes == 0 || request.protected_prefix >= pool->bytes().size())
         return fail(EINVAL, "starting the data plane: no pool, no data in it or no lanes");
     auto stack = open_stack(request);
@@ -172,7 +179,18 @@ FabricTarget::start(const DataPlaneRequest& request, std::unique_ptr<persist::Ta
         new FabricTarget(request, std::move(pool), std::move(*stack)));
     if (auto opened = target->open(request); !opened)
         return fail(std::move(opened.error()));
-    target->responder_ = std::thread([raw = target.get()] { raw->serve(); });
+    if (responders == nullptr) {
+        target->own_responders_ =
+            std::make_unique<ResponderPool>(ResponderOptions{.threads = 1,
+                                                             .spin = request.responder_spin,
+                                                             .cpu = request.responder_cpu,
+                                                             .slice = kSlice});
+        responders = target->own_responders_.get();
+    }
+    target->responders_ = responders;
+    if (auto attached = responders->attach(*target); !attached)
+        return fail(std::move(attached.error()));
+    target->attached_ = true;
     return target;
 }
 
@@ -218,7 +236,8 @@ Result<void> FabricTarget::open(const DataPlaneRequest& request) {
     for (unsigned lane = 0; lane < lane_count_; ++lane)
         lanes_.push_back(std::make_unique<persist::TargetLane>(
             lane, *pool_, protocol::kDefaultInlineSize, protected_prefix_, *buffer_region_,
-            lane * lane_stride_, stack_->events(), name_));
+            lane * lane_stride_, stack_->events(), name_,
+            counters_ ? &counters_->page() : nullptr));
 
     fabric::RemoteRegion remote = pool_region_->remote();
     protocol::DataPath& path = info_.path;
@@ -242,48 +261,63 @@ Result<void> FabricTarget::open(const DataPlaneRequest& request) {
     return {};
 }
 
-void FabricTarget::serve() noexcept {
-    // Nothing below should throw; if it does (an allocation in a log line), this session's
-    // data plane ends rather than the process.
-    try {
-        run();
-    } catch (const std::exception& e) {
-        spdlog::error("{}: the data plane's responder failed: {}", name_, e.what());
-    } catch (...) {
-        spdlog::error("{}: the data plane's responder failed", name_);
+std::size_t FabricTarget::handle(const fabric::CompletionResult& read) {
+    if (!read) {
+        const fabric::CompletionError& failure = read.error();
+        if (auto* lane = persist::TargetLane::owner_of(failure.context))
+            lane->on_failure(failure);
+        else if (failure.error.errno_value() != ETIMEDOUT)
+            spdlog::debug("{}: reading completions: {}", name_, failure.error.message());
+        return 1;
     }
+    for (std::size_t i = 0; i < *read; ++i) {
+        if (auto* lane = persist::TargetLane::owner_of(batch_[i].context))
+            lane->on_completion(batch_[i]);
+    }
+    return *read;
 }
 
-void FabricTarget::run() {
-    if (responder_cpu_ >= 0) {
-        cpu_set_t cpus;
-        CPU_ZERO(&cpus);
-        CPU_SET(responder_cpu_, &cpus);
-        if (pthread_setaffinity_np(pthread_self(), sizeof cpus, &cpus) != 0)
-            spdlog::warn("{}: cannot pin the responder to CPU {}", name_, responder_cpu_);
-    }
-    fabric::Waiter waiter(stack_->fabric().get(), fabric::WaitPolicy{responder_spin_, kSlice});
-    std::array<fabric::Completion, 32> completions;
-    while (!stop_.load(std::memory_order_acquire)) {
-        auto read = waiter.wait(*completions_, completions, &stack_->events(), nullptr,
-                                fabric::deadline_after(kSlice));
-        if (!read) {
-            const fabric::CompletionError& failure = read.error();
-            if (auto* lane = persist::TargetLane::owner_of(failure.context))
-                lane->on_failure(failure);
-            else if (failure.error.errno_value() != ETIMEDOUT)
-                spdlog::debug("{}: waiting for completions: {}", name_, failure.error.message());
-        } else {
-            for (std::size_t i = 0; i < *read; ++i) {
-                if (auto* lane = persist::TargetLane::owner_of(completions[i].context))
-                    lane->on_completion(completions[i]);
-            }
-        }
-        while (auto request = stack_->events().take_request())
-            admit(*request);
-        for (auto& lane : lanes_)
-            lane->check_connection();
-    }
+std::size_t FabricTarget::take_events() {
+    auto pumped = stack_->events().pump();
+    if (!pumped)
+        spdlog::debug("{}: reading connection events: {}", name_, pumped.error().message());
+    std::size_t work = pumped ? *pumped : 0;
+    while (auto request = stack_->events().take_request())
+        admit(*request);
+    for (auto& lane : lanes_)
+        lane->check_connection();
+    return work;
+}
+
+std::size_t FabricTarget::poll(bool events_ready) {
+    // Reading the queue is also what moves the provider's RMA traffic (tcp, sockets).
+    std::size_t work = handle(completions_->read(batch_));
+    if (events_ready)
+        work += take_events();
+    return work;
+}
+
+Responsive::Arm FabricTarget::arm(std::vector<pollfd>& fds) {
+    const int cq_fd = completions_->wait_fd();
+    if (cq_fd < 0)
+        return Arm::no_wait;
+    fabric::EventQueue& events = stack_->events();
+    const bool with_events = events.wait_fd() >= 0;
+    fid* fids[2] = {&completions_->get()->fid, with_events ? &events.get()->fid : nullptr};
+    const int ret = fi_trywait(stack_->fabric().get(), fids, with_events ? 2 : 1);
+    if (ret == -FI_EAGAIN)
+        return Arm::ready;
+    if (ret != 0)
+        return Arm::no_wait;
+    fds.push_back({cq_fd, POLLIN, 0});
+    if (with_events)
+        fds.push_back({events.wait_fd(), POLLIN, 0});
+    return Arm::armed;
+}
+
+std::size_t FabricTarget::block(std::chrono::milliseconds timeout) {
+    std::size_t work = handle(completions_->read_blocking(batch_, timeout));
+    return work + take_events();
 }
 
 void FabricTarget::admit(fabric::ConnectionRequest& request) {
@@ -319,8 +353,9 @@ void FabricTarget::admit(fabric::ConnectionRequest& request) {
 } // namespace
 
 Result<std::unique_ptr<DataPlane>> start_fabric_target(const DataPlaneRequest& request,
-                                                       std::unique_ptr<persist::TargetPool> pool) {
-    auto target = FabricTarget::start(request, std::move(pool));
+                                                       std::unique_ptr<persist::TargetPool> pool,
+                                                       ResponderPool* responders) {
+    auto target = FabricTarget::start(request, std::move(pool), responders);
     if (!target)
         return fail(
             std::move(target.error())
@@ -331,7 +366,7 @@ Result<std::unique_ptr<DataPlane>> start_fabric_target(const DataPlaneRequest& r
 Result<std::unique_ptr<DataPlane>> start_fabric_target(const DataPlaneRequest& request) {
     if (request.pool == nullptr)
         return fail(EINVAL, request.session_name + ": starting the data plane: no pool");
-    return start_fabric_target(request, std::make_unique<MappedPool>(*request.pool));
+    return start_fabric_target(request, std::make_unique<MappedPool>(*request.pool), nullptr);
 }
 
 } // namespace rpmem::daemon

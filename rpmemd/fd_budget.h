@@ -13,15 +13,21 @@ namespace rpmem::daemon {
 // RLIMIT_NOFILE. Out of descriptors, accept() fails and a legitimate client cannot get in, so
 // the limit must cover every place the config promises.
 //
-// The estimate per session, in the supervisor: the TLS socket, the worker's control socket,
-// and the part files of its pool (kPartFilesPerSession, a generous guess: most pool sets have
-// a few parts; one with more makes the estimate short, not wrong). Fabric endpoints live in the
-// workers, each a process of its own with the same limit (one lane costs about one descriptor
-// there). Plus one per pending connection and kBaseDescriptors for everything else (log, listeners,
-// epoll and eventfds of Asio and libfabric, the pool set directories, stdio).
+// The estimate per session is that of the process that spends the most on it, as each has the
+// same limit and one identity's worker may serve every session. In the supervisor: the TLS
+// socket, the worker's control socket and the part files of its pool (kPartFilesPerSession, a
+// generous guess: most pool sets have a few parts; one with more makes the estimate short, not
+// wrong). In the worker: the same part files, and the session's fabric (kFabricDescriptors:
+// the epoll sets and signalling pairs of its event and completion queues, the listener; 8 with
+// tcp, measured by the rpmemd_many_sessions test) plus one socket per lane (one counted).
+// Plus one per pending connection and kBaseDescriptors for everything else (log, listeners,
+// epoll and eventfds of Asio and libfabric, the pool set directories, stdio, responders'
+// wake-up pipes).
 inline constexpr std::uint64_t kBaseDescriptors = 64;
 inline constexpr std::uint64_t kPartFilesPerSession = 8;
-inline constexpr std::uint64_t kDescriptorsPerSession = 2 + kPartFilesPerSession;
+inline constexpr std::uint64_t kFabricDescriptors = 8;
+inline constexpr std::uint64_t kDescriptorsPerSession =
+    kFabricDescriptors + kPartFilesPerSession + 1;
 
 std::uint64_t descriptors_needed(const Config& config) noexcept;
 

@@ -90,6 +90,7 @@ rpmem::Result<WorkerLaunch> worker_launch(const Config& config) {
     auto level = spdlog::level::to_string_view(spdlog::default_logger()->level());
     launch.log_level.assign(level.data(), level.size());
     launch.sandbox = config.worker_sandbox;
+    launch.responders = config.nthreads;
     if (!config.worker_sandbox)
         spdlog::warn("worker-sandbox = no: data-path workers run without their sandbox");
     if (::geteuid() != 0) {

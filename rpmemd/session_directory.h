@@ -12,24 +12,12 @@
 #include <vector>
 
 #include "channel/session_handler.h"
-#include "protocol/latency_histogram.h"
+#include "protocol/data_path_counters.h"
 #include "protocol/session_status.h"
 
 namespace rpmem::daemon {
 
-// What the data path of one session served, as its worker counts it (see DataPlane): persist
-// messages (inline persists and flushes) and their service times at the target.
-struct DataPathCounters {
-    std::uint64_t persists = 0;
-    std::uint64_t persisted_bytes = 0;
-    protocol::LatencyHistogram latency;
-
-    void add(const DataPathCounters& other) noexcept {
-        persists += other.persists;
-        persisted_bytes += other.persisted_bytes;
-        latency.add(other.latency);
-    }
-};
+using protocol::DataPathCounters;
 
 // The sessions rpmemd has open, as status and metrics show them: who, since when, which pool
 // set with which data path, the replica's state, the initiator's resync. Each DaemonSession

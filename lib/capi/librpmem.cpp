@@ -173,7 +173,8 @@ RPMEMpool* rpmem_create(const char* target, const char* pool_set_name, void* poo
         auto replica = rpmem::client::Replica::create(
             *settings, *parsed, pool_set_name, {static_cast<std::byte*>(pool_addr), pool_size},
             *nlanes, attributes ? &*attributes : nullptr,
-            rpmem::capi::siblings_of(pool_addr, pool_size, settings->min_in_sync_replicas));
+            rpmem::capi::siblings_of(pool_addr, pool_size, settings->min_in_sync_replicas,
+                                     settings->fan_out));
         if (!replica) {
             report(replica.error());
             return nullptr;
@@ -198,7 +199,8 @@ RPMEMpool* rpmem_open(const char* target, const char* pool_set_name, void* pool_
         auto replica = rpmem::client::Replica::open(
             *settings, *parsed, pool_set_name, {static_cast<std::byte*>(pool_addr), pool_size},
             *nlanes, &attributes, true,
-            rpmem::capi::siblings_of(pool_addr, pool_size, settings->min_in_sync_replicas));
+            rpmem::capi::siblings_of(pool_addr, pool_size, settings->min_in_sync_replicas,
+                                     settings->fan_out));
         if (!replica) {
             report(replica.error());
             return nullptr;

@@ -8,11 +8,11 @@
 
 namespace rpmem::capi {
 
-std::shared_ptr<client::SyncQuorum> siblings_of(const void* pool_addr, std::size_t pool_size,
-                                                unsigned min_in_sync) {
+std::shared_ptr<client::SiblingGroup> siblings_of(const void* pool_addr, std::size_t pool_size,
+                                                  unsigned min_in_sync, bool fan_out) {
     using Range = std::pair<std::uintptr_t, std::size_t>;
     static std::mutex mutex;
-    static std::map<Range, std::weak_ptr<client::SyncQuorum>> quorums;
+    static std::map<Range, std::weak_ptr<client::SiblingGroup>> quorums;
 
     const std::lock_guard lock(mutex);
     for (auto it = quorums.begin(); it != quorums.end();)
@@ -20,7 +20,7 @@ std::shared_ptr<client::SyncQuorum> siblings_of(const void* pool_addr, std::size
     auto& slot = quorums[Range{reinterpret_cast<std::uintptr_t>(pool_addr), pool_size}];
     if (auto shared = slot.lock())
         return shared;
-    auto made = std::make_shared<client::SyncQuorum>(min_in_sync);
+    auto made = std::make_shared<client::SiblingGroup>(min_in_sync, fan_out);
     slot = made;
     return made;
 }

@@ -128,6 +128,7 @@ Result<void> LaneSet::open(const protocol::DataPath& data_path, std::string_view
     const std::uint64_t max_msg_size = stack_->capabilities().max_msg_size;
     config.max_write = max_msg_size != 0 ? max_msg_size : (1ULL << 30);
     config.timeout = settings.timeout;
+    config.wait = options.wait;
     config.abort = abort;
     config.target = peer;
     const fabric::RemoteRegion remote{data_path.remote_base, data_path.remote_key,

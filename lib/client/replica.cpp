@@ -28,6 +28,8 @@ constexpr std::size_t kPoolHeaderSize = 4096; // offsets below it hold the pool 
 constexpr unsigned kMaxDefaultLanes = 16;
 // A resync copy: contiguous dirty extents up to one inline message's worth at a time.
 constexpr std::size_t kCopyExtents = 16;
+// How often a long copy logs its progress and reports it to the target.
+constexpr std::chrono::seconds kProgressInterval{2};
 constexpr std::chrono::milliseconds kFirstBackoff{100};
 constexpr std::chrono::milliseconds kMaxBackoff{5000};
 
@@ -73,14 +75,15 @@ Replica::Connection::~Connection() {
 }
 
 Replica::Replica(const Settings& settings, const Target& target, std::string_view pool_set,
-                 std::span<std::byte> pool, std::shared_ptr<SyncQuorum> siblings)
+                 std::span<std::byte> pool, std::shared_ptr<SiblingGroup> siblings)
     : settings_(settings)
     , target_(target)
     , where_(fmt::format("{}:{}", target.host, target.port.value_or(kDefaultPort)))
     , pool_set_(pool_set)
     , pool_(pool)
-    , quorum_member_(siblings ? std::move(siblings)
-                              : std::make_shared<SyncQuorum>(settings.min_in_sync_replicas))
+    , siblings_(siblings ? std::move(siblings)
+                         : std::make_shared<SiblingGroup>(settings.min_in_sync_replicas, false))
+    , quorum_member_(siblings_->quorum())
     , dirty_(pool.size()) {}
 
 Replica::~Replica() {
@@ -167,9 +170,24 @@ Result<void> Replica::on_lane(Call call, std::size_t offset, std::size_t length,
         persist::InitiatorLane& on = connection_->lanes->lane(lane);
         Result<void> result;
         LaneUsage& usage = usage_[lane];
+        const bool claimed = call == Call::persist && claim_posted_ahead(guard, offset, length);
         switch (call) {
         case Call::persist:
-            result = on.persist(offset, length, relaxed);
+            if (claimed) {
+                // A sibling's call posted this very persist on this lane: wait for our own
+                // target's acknowledgement of it (and of everything before it on the lane).
+                result = on.drain();
+                if (result)
+                    ++usage.posted_ahead;
+            } else {
+                // Ours first, then the siblings' (each on its own lane, not waited for), then
+                // the wait for ours: the round trips overlap.
+                result = on.flush(offset, length, relaxed);
+                if (result && fan_out_)
+                    fan_out_->post_to_siblings(offset, length, lane);
+                if (result)
+                    result = on.drain();
+            }
             if (result)
                 ++usage.persists;
             break;
@@ -182,13 +200,7 @@ Result<void> Replica::on_lane(Call call, std::size_t offset, std::size_t length,
             result = on.flush(offset, length, relaxed);
             if (result) {
                 ++usage.flushes;
-                if (guard.pending_begin == guard.pending_end) {
-                    guard.pending_begin = offset;
-                    guard.pending_end = offset + length;
-                } else {
-                    guard.pending_begin = std::min(guard.pending_begin, offset);
-                    guard.pending_end = std::max(guard.pending_end, offset + length);
-                }
+                guard.add_pending(offset, length);
             }
             break;
         case Call::drain:
@@ -218,6 +230,56 @@ Result<void> Replica::on_lane(Call call, std::size_t offset, std::size_t length,
     }
 }
 
+// Under the lane's mutex: whether a persist of exactly [offset, +length) was posted ahead on
+// this lane by a sibling and may stand for this call's own (see the class comment). The record
+// is spent either way: a call that does not claim it persists anew, which drains it too.
+bool Replica::claim_posted_ahead(LaneGuard& guard, std::size_t offset, std::size_t length) {
+    PostedAhead& ahead = guard.ahead;
+    if (!ahead.valid)
+        return false;
+    ahead.valid = false;
+    return ahead.on == connection_.get() && ahead.offset == offset &&
+           ahead.bytes.size() == length &&
+           std::memcmp(ahead.bytes.data(), pool_.data() + offset, length) == 0;
+}
+
+bool Replica::post_ahead(std::size_t offset, std::size_t length, unsigned lane) {
+    if (lane >= lane_count_ || length == 0 || offset < data_start_ || offset >= pool_.size() ||
+        length > pool_.size() - offset || broken_.load(std::memory_order_acquire))
+        return false;
+    LaneGuard& guard = guards_[lane];
+    const std::unique_lock lock(guard.mutex, std::try_to_lock);
+    // Busy: its owner (a thread of the application, or the resync) goes on undisturbed, and
+    // our own call persists the range when it comes.
+    if (!lock.owns_lock())
+        return false;
+    if (sync_.load(std::memory_order_acquire) != SyncState::in_sync || !connection_)
+        return false;
+    persist::InitiatorLane& on = connection_->lanes->lane(lane);
+    // One message, sent without waiting: a sibling's call never waits on this replica (a
+    // stalled target, or posts nobody drained, cost it nothing).
+    if (length > on.inline_size() || !on.can_send_now())
+        return false;
+    PostedAhead& ahead = guard.ahead;
+    ahead.valid = false;
+    const std::byte* bytes = pool_.data() + offset;
+    ahead.bytes.assign(bytes, bytes + length);
+    // Strict: an inline message is at least what a relaxed persist promises, and carries a
+    // copy of the bytes made now (an RMA write would read them later).
+    if (!on.flush(offset, length, false))
+        return false; // our own call meets the failure and applies our policy
+    // Pending like a flush: a connection dropped before our call marks the range missed.
+    guard.add_pending(offset, length);
+    // The range may have changed while it was copied (a racing writer): then the message
+    // carries bytes no one can vouch for, and our own call sends the range again.
+    if (std::memcmp(ahead.bytes.data(), bytes, length) != 0)
+        return true;
+    ahead.on = connection_.get();
+    ahead.offset = offset;
+    ahead.valid = true;
+    return true;
+}
+
 void Replica::degrade(const char* step, std::size_t offset, std::size_t length, const Error& why) {
     dirty_.mark(offset, length);
     const SyncState was = sync_.exchange(SyncState::degraded, std::memory_order_acq_rel);
@@ -243,52 +305,85 @@ void Replica::retire_connection() {
         if (guard.pending_begin != guard.pending_end)
             dirty_.mark(guard.pending_begin, guard.pending_end - guard.pending_begin);
         guard.pending_begin = guard.pending_end = 0;
+        guard.ahead.valid = false; // posted on the connection that goes now
     }
     connection_.reset();
+}
+
+void Replica::report_resync(protocol::ResyncPhase phase, const ProgressMeter& progress) {
+    // For rpmemctl status and events; the copy goes on whatever the answer.
+    auto reported = connection_->control->call(
+        protocol::ResyncReport{phase, progress.done_bytes(), progress.total_bytes()});
+    if (!reported)
+        logger().debug("{}: reporting the resync to the target: {}", describe(),
+                       reported.error().message());
 }
 
 std::optional<std::uint64_t> Replica::copy_dirty(const char* why) {
     const std::size_t total = dirty_.count();
     logger().info("{}: {}: copying {} missed extents ({} bytes at most) from the local pool",
                   describe(), why, total, total * DirtyExtents::kExtentSize);
+    // A log line and a report to the target every few seconds while it lasts, and at the end.
+    ProgressMeter progress(fmt::format("{}: copying what the replica missed", describe()),
+                           total * DirtyExtents::kExtentSize, kProgressInterval,
+                           [this](const ProgressMeter& meter, const std::string& line, bool final) {
+                               logger().info("{}", line);
+                               report_resync(final ? protocol::ResyncPhase::finished
+                                                   : protocol::ResyncPhase::progress,
+                                             meter);
+                           });
+    report_resync(protocol::ResyncPhase::started, progress);
+    auto failed = [&]() -> std::optional<std::uint64_t> {
+        if (connection_)
+            report_resync(protocol::ResyncPhase::failed, progress);
+        return std::nullopt;
+    };
     std::size_t position = 0;
     std::uint64_t copied = 0; // bytes sent
     for (;;) {
         {
             const std::lock_guard lock(recovery_mutex_);
             if (stopping_ && sync_.load() != SyncState::in_sync)
-                return std::nullopt;
+                return failed();
         }
         auto run = dirty_.take_run(position, kCopyExtents);
-        if (!run)
+        if (!run) {
+            progress.finish();
             return copied;
-        position = run->offset + run->length;
-        const ExtentLocks::Hold stripes(
-            extent_locks_,
-            ExtentLocks::stripes_of(run->offset, run->length, DirtyExtents::kExtentSize), true);
-        const std::lock_guard lane(guards_[0].mutex);
-        if (sync_.load(std::memory_order_acquire) != SyncState::resyncing || !connection_) {
-            dirty_.mark(run->offset, run->length);
-            return std::nullopt;
         }
-        // The data starts at data_start_: a header page is never dirty, but clip anyway.
-        const std::size_t begin = std::max(run->offset, data_start_);
-        const std::size_t end = run->offset + run->length;
-#ifdef RPMEM_FAILPOINTS
-        if (skip_resync_extent && resync_copies.fetch_add(1) % 2 == 0)
-            continue; // the failpoint's lie: taken, never sent
-#endif
-        if (begin < end) {
-            auto sent = connection_->lanes->lane(0).persist(begin, end - begin, false);
-            if (!sent) {
+        position = run->offset + run->length;
+        std::uint64_t sent_now = 0;
+        {
+            const ExtentLocks::Hold stripes(
+                extent_locks_,
+                ExtentLocks::stripes_of(run->offset, run->length, DirtyExtents::kExtentSize), true);
+            const std::lock_guard lane(guards_[0].mutex);
+            if (sync_.load(std::memory_order_acquire) != SyncState::resyncing || !connection_) {
                 dirty_.mark(run->offset, run->length);
-                if (sync_.exchange(SyncState::degraded) != SyncState::degraded)
-                    logger().warn("{}: replica degraded again while copying ({})", describe(),
-                                  sent.error().message());
                 return std::nullopt;
             }
-            copied += end - begin;
+            // The data starts at data_start_: a header page is never dirty, but clip anyway.
+            const std::size_t begin = std::max(run->offset, data_start_);
+            const std::size_t end = run->offset + run->length;
+#ifdef RPMEM_FAILPOINTS
+            if (skip_resync_extent && resync_copies.fetch_add(1) % 2 == 0)
+                continue; // the failpoint's lie: taken, never sent
+#endif
+            if (begin < end) {
+                auto sent = connection_->lanes->lane(0).persist(begin, end - begin, false);
+                if (!sent) {
+                    dirty_.mark(run->offset, run->length);
+                    if (sync_.exchange(SyncState::degraded) != SyncState::degraded)
+                        logger().warn("{}: replica degraded again while copying ({})", describe(),
+                                      sent.error().message());
+                    return std::nullopt; // the connection is gone: nothing to report to
+                }
+                sent_now = end - begin;
+                copied += sent_now;
+            }
         }
+        // Outside the locks: a report is a round trip on the control channel.
+        progress.advance(sent_now);
     }
 }
 
@@ -546,7 +641,14 @@ void Replica::mark_differing_extents(const std::string& why) {
     // cold pool costs about one read of it, not two in a row.
     auto hashing = std::async(std::launch::async,
                               [&] { return local_digests(pool_, data_start_, length, extent); });
-    auto remote = digests(data_start_, length, extent);
+    ProgressMeter progress(fmt::format("{}: comparing digests", describe()), length,
+                           kProgressInterval,
+                           [this](const ProgressMeter&, const std::string& line, bool final) {
+                               if (!final)
+                                   logger().info("{}", line);
+                           });
+    auto remote =
+        digests(data_start_, length, extent, [&](std::uint64_t bytes) { progress.advance(bytes); });
     auto local = hashing.get();
     if (!remote || !local) {
         logger().warn("{}: {}; comparing digests failed ({}): copying the whole pool", describe(),
@@ -574,17 +676,19 @@ void Replica::log_usage() const {
         total.drains += lane.drains;
         total.reads += lane.reads;
         total.bytes += lane.bytes;
+        total.posted_ahead += lane.posted_ahead;
     }
     logger().info("{}: closing pool set {}: {} persists, {} deep persists, {} flushes, {} "
-                  "drains, {} reads, {} bytes on {} lanes",
+                  "drains, {} reads, {} bytes on {} lanes; {} persists posted by a sibling",
                   where_, pool_set_, total.persists, total.deep_persists, total.flushes,
-                  total.drains, total.reads, total.bytes, usage_.size());
+                  total.drains, total.reads, total.bytes, usage_.size(), total.posted_ahead);
 }
 
 Result<void> Replica::close() {
     if (closed_)
         return {};
     closed_ = true;
+    fan_out_.reset(); // no sibling posts here from now on
     // A resync under way is given up to RPMEM_TIMEOUT to finish, so that a program ending soon
     // after its replica came back leaves it consistent rather than outdated.
     const auto patience = std::chrono::steady_clock::now() + settings_.timeout;
@@ -627,7 +731,7 @@ Result<std::unique_ptr<Replica>>
 Replica::start(bool create, const Settings& settings, const Target& target,
                std::string_view pool_set, std::span<std::byte> pool, unsigned& lanes,
                const PoolAttributes* create_attributes, PoolAttributes* open_attributes,
-               bool bring_up_to_date, std::shared_ptr<SyncQuorum> siblings) {
+               bool bring_up_to_date, std::shared_ptr<SiblingGroup> siblings) {
     configure_logger(settings);
     std::unique_ptr<Replica> session(
         new Replica(settings, target, pool_set, pool, std::move(siblings)));
@@ -645,6 +749,8 @@ Replica::start(bool create, const Settings& settings, const Target& target,
     }
     logger().info("{} {} on {}: {} lanes, generation {}", create ? "created" : "opened", pool_set,
                   target.to_string(), lanes, session->generation_);
+    session->fan_out_.emplace(session->siblings_,
+                              static_cast<SiblingGroup::FanOutMember&>(*session));
     return session;
 }
 
@@ -652,7 +758,7 @@ Result<std::unique_ptr<Replica>> Replica::create(const Settings& settings, const
                                                  std::string_view pool_set,
                                                  std::span<std::byte> pool, unsigned& lanes,
                                                  const PoolAttributes* attributes,
-                                                 std::shared_ptr<SyncQuorum> siblings) {
+                                                 std::shared_ptr<SiblingGroup> siblings) {
     return start(true, settings, target, pool_set, pool, lanes, attributes, nullptr, true,
                  std::move(siblings));
 }
@@ -661,13 +767,14 @@ Result<std::unique_ptr<Replica>> Replica::open(const Settings& settings, const T
                                                std::string_view pool_set, std::span<std::byte> pool,
                                                unsigned& lanes, PoolAttributes* attributes,
                                                bool bring_up_to_date,
-                                               std::shared_ptr<SyncQuorum> siblings) {
+                                               std::shared_ptr<SiblingGroup> siblings) {
     return start(false, settings, target, pool_set, pool, lanes, nullptr, attributes,
                  bring_up_to_date, std::move(siblings));
 }
 
-Result<std::vector<std::uint64_t>> Replica::digests(std::size_t offset, std::size_t length,
-                                                    std::size_t extent_size) {
+Result<std::vector<std::uint64_t>>
+Replica::digests(std::size_t offset, std::size_t length, std::size_t extent_size,
+                 const std::function<void(std::uint64_t bytes)>& on_progress) {
     const std::string what =
         fmt::format("{}: digests of [{}, +{}) of pool set {}", where_, offset, length, pool_set_);
     if (closed_ || !connection_)
@@ -700,6 +807,8 @@ Result<std::vector<std::uint64_t>> Replica::digests(std::size_t offset, std::siz
                                             reply->digests.size(), expected));
         digests.insert(digests.end(), reply->digests.begin(), reply->digests.end());
         done += request.length;
+        if (on_progress)
+            on_progress(request.length);
     }
     return digests;
 }

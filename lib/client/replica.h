@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -21,9 +23,12 @@
 #include "client/control.h"
 #include "client/dirty_extents.h"
 #include "client/extent_locks.h"
+#include "client/progress_meter.h"
 #include "client/settings.h"
+#include "client/sibling_group.h"
 #include "client/sync_quorum.h"
 #include "protocol/replica_state.h"
+#include "protocol/request.h"
 
 namespace rpmem::channel {
 class Client;
@@ -65,18 +70,35 @@ enum class SyncState {
 // concurrently; one lane must not be used by two threads at once. create/open/close/set_attr
 // must not race with each other or with data-path calls. Each lane has a mutex of its own,
 // uncontended unless the background thread swaps the connection or borrows lane 0 for a copy.
-class Replica {
+//
+// Fan-out (client/sibling_group.h): a persist on lane L also posts the same range, inline, on
+// lane L of each sibling that is in sync, when that lane is free (try_lock: a sibling's lane is
+// never used by two threads at once, and no two replicas' lane mutexes are ever waited for in
+// turn, so no lock order between siblings exists). The sibling's own persist of the same range
+// on lane L then finds it posted and only drains its lane. Why that never acknowledges early:
+//  - it still waits, on its own lane, for its own target's acknowledgement of every message sent
+//    on the lane (drain), the posted one included: 0 means this replica acknowledged;
+//  - the posted message carries the bytes the range held when it was posted; it is used only if
+//    the range still holds exactly those bytes (compared) and went on the connection the lane
+//    has now (a reconnect drops it); otherwise the call sends the range again itself;
+//  - it is posted only while the sibling is in sync, under the sibling's lane mutex, in the
+//    lane's message order, and counted as pending on the lane: if the sibling degrades before
+//    its own call, the range is a missed extent (as an undrained flush is), and its own call
+//    applies its own failure policy (sticky error, abort, or degraded) as it always did;
+//  - a failed post changes nothing the sibling's own call relies on: that call persists anew.
+// A posted persist that no call of the sibling ever claims is an early, harmless copy of bytes
+// the local pool holds.
+class Replica : private SiblingGroup::FanOutMember {
 public:
     // Creates the pool described by `pool_set` on `target` and connects `*lanes` lanes at most
     // (in: wanted, out: granted). Without attributes (nullptr or all zero) the remote pool has
     // no headers; with them, offsets below 4096 are the header and not writable.
-    // `siblings`: the group of the other replicas of the same local pool (min-in-sync-replicas,
-    // client/sync_quorum.h); null for a replica of its own.
-    static Result<std::unique_ptr<Replica>> create(const Settings& settings, const Target& target,
-                                                   std::string_view pool_set,
-                                                   std::span<std::byte> pool, unsigned& lanes,
-                                                   const PoolAttributes* attributes,
-                                                   std::shared_ptr<SyncQuorum> siblings = nullptr);
+    // `siblings`: the group of the other replicas of the same local pool (min-in-sync-replicas
+    // and fan-out, client/sibling_group.h); null for a replica of its own.
+    static Result<std::unique_ptr<Replica>>
+    create(const Settings& settings, const Target& target, std::string_view pool_set,
+           std::span<std::byte> pool, unsigned& lanes, const PoolAttributes* attributes,
+           std::shared_ptr<SiblingGroup> siblings = nullptr);
     // Opens the existing pool; `attributes` (when not null) receives the stored ones. A replica
     // rpmemd does not call consistent is brought up to date first (its extents whose digests
     // differ from the local pool's are copied), unless `bring_up_to_date` is false (an
@@ -84,9 +106,9 @@ public:
     static Result<std::unique_ptr<Replica>>
     open(const Settings& settings, const Target& target, std::string_view pool_set,
          std::span<std::byte> pool, unsigned& lanes, PoolAttributes* attributes,
-         bool bring_up_to_date = true, std::shared_ptr<SyncQuorum> siblings = nullptr);
+         bool bring_up_to_date = true, std::shared_ptr<SiblingGroup> siblings = nullptr);
 
-    ~Replica();
+    ~Replica() override;
     Replica(const Replica&) = delete;
     Replica& operator=(const Replica&) = delete;
 
@@ -133,9 +155,10 @@ public:
     // `extent_size` bytes (a power of two from 4 KiB to 64 MiB; the last extent may be short),
     // as protocol::extent_digests computes them; asked over the control channel in as many
     // DigestRequests as the protocol's limits need. The target refuses ranges outside its pool
-    // or inside its header.
-    Result<std::vector<std::uint64_t>> digests(std::size_t offset, std::size_t length,
-                                               std::size_t extent_size);
+    // or inside its header. `on_progress` hears of the bytes each answered request covered.
+    Result<std::vector<std::uint64_t>>
+    digests(std::size_t offset, std::size_t length, std::size_t extent_size,
+            const std::function<void(std::uint64_t bytes)>& on_progress = {});
 
 private:
     // One session's channel and lanes; replaced whole when a degraded replica reconnects.
@@ -145,11 +168,31 @@ private:
         std::unique_ptr<LaneSet> lanes; // after control: closes first
         ~Connection();
     };
+    // A persist a sibling posted ahead on a lane (fan-out): its range, the connection it went
+    // on, and the bytes it carried.
+    struct PostedAhead {
+        bool valid = false;
+        const Connection* on = nullptr;
+        std::size_t offset = 0;
+        std::vector<std::byte> bytes;
+    };
     // A lane's mutex and the range it flushed since its last drain (under the mutex).
     struct alignas(64) LaneGuard {
         std::mutex mutex;
         std::size_t pending_begin = 0;
         std::size_t pending_end = 0;
+        PostedAhead ahead;
+
+        // Widens the pending range to cover [offset, +length).
+        void add_pending(std::size_t offset, std::size_t length) noexcept {
+            if (pending_begin == pending_end) {
+                pending_begin = offset;
+                pending_end = offset + length;
+            } else {
+                pending_begin = std::min(pending_begin, offset);
+                pending_end = std::max(pending_end, offset + length);
+            }
+        }
     };
     // What one lane carried. Written under its LaneGuard, so plain counters suffice.
     struct alignas(64) LaneUsage {
@@ -159,16 +202,17 @@ private:
         std::uint64_t drains = 0;
         std::uint64_t reads = 0;
         std::uint64_t bytes = 0;
+        std::uint64_t posted_ahead = 0; // persists a sibling's call had posted (fan-out)
     };
     enum class Call { persist, deep_persist, flush, drain };
 
     Replica(const Settings& settings, const Target& target, std::string_view pool_set,
-            std::span<std::byte> pool, std::shared_ptr<SyncQuorum> siblings);
+            std::span<std::byte> pool, std::shared_ptr<SiblingGroup> siblings);
     static Result<std::unique_ptr<Replica>>
     start(bool create, const Settings& settings, const Target& target, std::string_view pool_set,
           std::span<std::byte> pool, unsigned& lanes, const PoolAttributes* create_attributes,
           PoolAttributes* open_attributes, bool bring_up_to_date,
-          std::shared_ptr<SyncQuorum> siblings);
+          std::shared_ptr<SiblingGroup> siblings);
     Result<void> establish(bool create, unsigned& lanes, const PoolAttributes* create_attributes,
                            PoolAttributes* open_attributes, bool bring_up_to_date);
     // Consistency on open: marks the extents whose digests differ from the local pool's.
@@ -186,6 +230,10 @@ private:
     // Runs one data-path call on its lane under the failure policy.
     Result<void> on_lane(Call call, std::size_t offset, std::size_t length, unsigned lane,
                          PersistMode mode);
+    // Whether a persist a sibling posted on this lane stands for this call's; spends it.
+    bool claim_posted_ahead(LaneGuard& guard, std::size_t offset, std::size_t length);
+    // SiblingGroup::FanOutMember: a sibling's persist of the same range, posted on our lane.
+    bool post_ahead(std::size_t offset, std::size_t length, unsigned lane) override;
     // Data-path errors break the replica for good (PMDK's sticky errors).
     Result<void> sticky(Result<void> result);
     // continue: the replica missed [offset, +length) because of `why`.
@@ -196,6 +244,8 @@ private:
     // Copies the dirty extents from the local pool on lane 0 and returns the bytes sent;
     // nothing when the replica failed again (it is degraded then) or close began.
     std::optional<std::uint64_t> copy_dirty(const char* why);
+    // Tells the target how the copy goes (rpmemctl status shows it, events list it).
+    void report_resync(protocol::ResyncPhase phase, const ProgressMeter& progress);
     void log_usage() const;
 
     Settings settings_;
@@ -216,7 +266,10 @@ private:
     std::optional<Error> broken_error_;
 
     std::atomic<SyncState> sync_{SyncState::in_sync};
+    std::shared_ptr<SiblingGroup> siblings_;
     SyncQuorum::Member quorum_member_; // counted out of sync from degraded to back in sync
+    // In the fan-out from a successful create/open until close (or destruction).
+    std::optional<SiblingGroup::Membership> fan_out_;
     DirtyExtents dirty_;
     ExtentLocks extent_locks_;
     std::unique_ptr<Connection> connection_; // null while degraded and disconnected

@@ -133,6 +133,7 @@ const std::map<std::string_view, SettingSetter>& setters() {
              s.min_in_sync_replicas = *number;
              return {};
          }},
+        {"fan-out", [](std::string_view v, Settings& s) { return set_switch(v, s.fan_out); }},
         {"spin-us", [](std::string_view v,
                        Settings& s) { return set_duration(v, s.spin, std::chrono::seconds(1)); }},
         {"log-level",

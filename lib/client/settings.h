@@ -47,6 +47,9 @@ struct Settings {
     // RPMEM_MIN_IN_SYNC_REPLICAS: how many replicas of one local pool must stay in sync for a
     // failed one to go degraded without the failure policy (client/sync_quorum.h); 0: "all".
     unsigned min_in_sync_replicas = 0;
+    // RPMEM_FAN_OUT: a persist on one replica also posts it to its siblings, whose own calls
+    // then only wait (client/sibling_group.h); 0 persists to each replica in its own call.
+    bool fan_out = true;
 
     // Where librpmem's log goes (client/logger.h): the system log at info by default; stderr
     // when only a level is given; a file when one is named.

@@ -42,14 +42,14 @@ Result<Endpoint> Endpoint::create_shared(const Domain& domain, const fi_info& in
 Result<Endpoint> Endpoint::make(const Domain& domain, const fi_info& info, EventQueue& events,
                                 CompletionQueue* shared, EndpointOptions options) {
     Endpoint endpoint;
-    endpoint.capabilities_ = Capabilities::from_info(info);
-    endpoint.peer_ = options.peer.empty() ? format_address(info.dest_addr, info.dest_addrlen)
-                                          : std::move(options.peer);
+    endpoint.p_.capabilities_ = Capabilities::from_info(info);
+    endpoint.p_.peer_ = options.peer.empty() ? format_address(info.dest_addr, info.dest_addrlen)
+                                             : std::move(options.peer);
     auto copy = duplicate_info(info);
     if (!copy)
         return fail(std::move(copy.error()));
-    endpoint.info_ = std::move(*copy);
-    fi_info& own_info = *endpoint.info_;
+    endpoint.p_.info_ = std::move(*copy);
+    fi_info& own_info = *endpoint.p_.info_;
     const std::size_t tx_depth = capped(options.tx_depth, own_info.tx_attr->size);
     const std::size_t rx_depth = capped(options.rx_depth, own_info.rx_attr->size);
     own_info.tx_attr->size = tx_depth;
@@ -59,77 +59,51 @@ Result<Endpoint> Endpoint::make(const Domain& domain, const fi_info& info, Event
         auto cq = CompletionQueue::open(domain, tx_depth + rx_depth);
         if (!cq)
             return fail(endpoint.with_peer(std::move(cq.error())));
-        endpoint.own_cq_ = std::move(*cq);
-        endpoint.cq_ = endpoint.own_cq_.get();
+        endpoint.p_.own_cq_ = std::move(*cq);
+        endpoint.p_.cq_ = endpoint.p_.own_cq_.get();
     } else {
-        endpoint.cq_ = shared;
+        endpoint.p_.cq_ = shared;
     }
-    endpoint.state_ = std::make_shared<ConnectionState>(endpoint.cq_->get());
-    endpoint.events_ = &events;
-    endpoint.waiter_ = Waiter(domain.fabric(), options.wait);
-    endpoint.window_ = TxWindow(tx_depth);
-    endpoint.rx_depth_ = rx_depth;
-    endpoint.tx_timeout_ = options.tx_timeout;
-    endpoint.stash_.reserve(tx_depth + rx_depth);
+    endpoint.p_.state_ = std::make_shared<ConnectionState>(endpoint.p_.cq_->get());
+    endpoint.p_.events_ = &events;
+    endpoint.p_.waiter_ = Waiter(domain.fabric(), options.wait);
+    endpoint.p_.window_ = TxWindow(tx_depth);
+    endpoint.p_.rx_depth_ = rx_depth;
+    endpoint.p_.tx_timeout_ = options.tx_timeout;
+    endpoint.p_.stash_.reserve(tx_depth + rx_depth);
 
-    int ret = fi_endpoint(domain.get(), endpoint.info_.get(), endpoint.ep_.out(), nullptr);
+    int ret = fi_endpoint(domain.get(), endpoint.p_.info_.get(), endpoint.p_.ep_.out(), nullptr);
     if (ret != 0)
         return fail(endpoint.with_peer(fabric_error(ret, "fi_endpoint")));
-    ret = fi_ep_bind(endpoint.ep_.get(), &events.get()->fid, 0);
+    ret = fi_ep_bind(endpoint.p_.ep_.get(), &events.get()->fid, 0);
     if (ret == 0)
-        ret = fi_ep_bind(endpoint.ep_.get(), &endpoint.cq_->get()->fid,
+        ret = fi_ep_bind(endpoint.p_.ep_.get(), &endpoint.p_.cq_->get()->fid,
                          FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION);
     if (ret != 0)
         return fail(endpoint.with_peer(fabric_error(ret, "fi_ep_bind")));
-    ret = fi_enable(endpoint.ep_.get());
+    ret = fi_enable(endpoint.p_.ep_.get());
     if (ret != 0)
         return fail(endpoint.with_peer(fabric_error(ret, "fi_enable")));
 
     std::size_t cm_data_size = 0;
     std::size_t option_length = sizeof cm_data_size;
-    if (fi_getopt(&endpoint.ep_->fid, FI_OPT_ENDPOINT, FI_OPT_CM_DATA_SIZE, &cm_data_size,
+    if (fi_getopt(&endpoint.p_.ep_->fid, FI_OPT_ENDPOINT, FI_OPT_CM_DATA_SIZE, &cm_data_size,
                   &option_length) == 0)
-        endpoint.max_private_data_ = cm_data_size;
+        endpoint.p_.max_private_data_ = cm_data_size;
     else
-        endpoint.max_private_data_ = endpoint.capabilities_.max_private_data;
+        endpoint.p_.max_private_data_ = endpoint.p_.capabilities_.max_private_data;
 
-    events.watch(&endpoint.ep_->fid, endpoint.state_);
+    events.watch(&endpoint.p_.ep_->fid, endpoint.p_.state_);
     return endpoint;
 }
 
 Endpoint::Endpoint(Endpoint&& other) noexcept
-    : capabilities_(std::move(other.capabilities_))
-    , info_(std::move(other.info_))
-    , events_(std::exchange(other.events_, nullptr))
-    , own_cq_(std::move(other.own_cq_))
-    , cq_(std::exchange(other.cq_, nullptr))
-    , state_(std::move(other.state_))
-    , ep_(std::move(other.ep_))
-    , waiter_(other.waiter_)
-    , window_(std::move(other.window_))
-    , rx_depth_(other.rx_depth_)
-    , max_private_data_(other.max_private_data_)
-    , tx_timeout_(other.tx_timeout_)
-    , peer_(std::move(other.peer_))
-    , stash_(std::move(other.stash_)) {}
+    : p_(std::exchange(other.p_, Parts{})) {}
 
 Endpoint& Endpoint::operator=(Endpoint&& other) noexcept {
     if (this != &other) {
         close(); // the old endpoint goes before the queue it is bound to
-        capabilities_ = std::move(other.capabilities_);
-        info_ = std::move(other.info_);
-        events_ = std::exchange(other.events_, nullptr);
-        own_cq_ = std::move(other.own_cq_);
-        cq_ = std::exchange(other.cq_, nullptr);
-        state_ = std::move(other.state_);
-        ep_ = std::move(other.ep_);
-        waiter_ = other.waiter_;
-        window_ = std::move(other.window_);
-        rx_depth_ = other.rx_depth_;
-        max_private_data_ = other.max_private_data_;
-        tx_timeout_ = other.tx_timeout_;
-        peer_ = std::move(other.peer_);
-        stash_ = std::move(other.stash_);
+        p_ = std::exchange(other.p_, Parts{});
     }
     return *this;
 }
@@ -139,50 +113,50 @@ Endpoint::~Endpoint() {
 }
 
 void Endpoint::close() noexcept {
-    if (events_ != nullptr && ep_)
-        events_->forget(&ep_->fid);
-    ep_.reset();
+    if (p_.events_ != nullptr && p_.ep_)
+        p_.events_->forget(&p_.ep_->fid);
+    p_.ep_.reset();
 }
 
 Error Endpoint::with_peer(Error error) const {
-    error.add_context(fmt::format("fabric connection with {}", peer_));
+    error.add_context(fmt::format("fabric connection with {}", p_.peer_));
     return error;
 }
 
 Result<void> Endpoint::connect(std::span<const std::byte> private_data) {
-    if (state_->phase() != ConnectionState::Phase::idle)
+    if (p_.state_->phase() != ConnectionState::Phase::idle)
         return fail(with_peer(Error(EINVAL, "connect: endpoint already connecting or used")));
-    if (private_data.size() > max_private_data_)
+    if (private_data.size() > p_.max_private_data_)
         return fail(
             with_peer(Error(EMSGSIZE, fmt::format("connect: {} bytes of private data, "
                                                   "the provider carries {}",
-                                                  private_data.size(), max_private_data_))));
-    state_->mark_connecting();
+                                                  private_data.size(), p_.max_private_data_))));
+    p_.state_->mark_connecting();
     const int ret =
-        fi_connect(ep_.get(), info_->dest_addr,
+        fi_connect(p_.ep_.get(), p_.info_->dest_addr,
                    private_data.empty() ? nullptr : private_data.data(), private_data.size());
     if (ret != 0) {
         Error error = fabric_error(ret, "fi_connect");
-        state_->fail(error);
+        p_.state_->fail(error);
         return fail(with_peer(std::move(error)));
     }
     return {};
 }
 
 Result<void> Endpoint::accept(std::span<const std::byte> private_data) {
-    if (state_->phase() != ConnectionState::Phase::idle)
+    if (p_.state_->phase() != ConnectionState::Phase::idle)
         return fail(with_peer(Error(EINVAL, "accept: endpoint already connecting or used")));
-    if (private_data.size() > max_private_data_)
+    if (private_data.size() > p_.max_private_data_)
         return fail(
             with_peer(Error(EMSGSIZE, fmt::format("accept: {} bytes of private data, "
                                                   "the provider carries {}",
-                                                  private_data.size(), max_private_data_))));
-    state_->mark_connecting();
-    const int ret = fi_accept(ep_.get(), private_data.empty() ? nullptr : private_data.data(),
+                                                  private_data.size(), p_.max_private_data_))));
+    p_.state_->mark_connecting();
+    const int ret = fi_accept(p_.ep_.get(), private_data.empty() ? nullptr : private_data.data(),
                               private_data.size());
     if (ret != 0) {
         Error error = fabric_error(ret, "fi_accept");
-        state_->fail(error);
+        p_.state_->fail(error);
         return fail(with_peer(std::move(error)));
     }
     return {};
@@ -190,31 +164,31 @@ Result<void> Endpoint::accept(std::span<const std::byte> private_data) {
 
 Result<void> Endpoint::wait_connected(Deadline deadline) {
     for (;;) {
-        switch (state_->phase()) {
+        switch (p_.state_->phase()) {
         case ConnectionState::Phase::connected:
             return {};
         case ConnectionState::Phase::failed:
-            return fail(with_peer(state_->failure()));
+            return fail(with_peer(p_.state_->failure()));
         case ConnectionState::Phase::idle:
             return fail(with_peer(Error(EINVAL, "wait_connected before connect or accept")));
         case ConnectionState::Phase::connecting:
             break;
         }
-        const int block_ms = milliseconds_until(deadline, waiter_.policy().slice);
+        const int block_ms = milliseconds_until(deadline, p_.waiter_.policy().slice);
         if (block_ms == 0)
             return fail(with_peer(Error(ETIMEDOUT,
                                         "connection not established before the "
                                         "deadline",
                                         ErrorSource::fabric, FI_ETIMEDOUT)));
-        auto pumped = events_->pump(std::chrono::milliseconds(block_ms));
+        auto pumped = p_.events_->pump(std::chrono::milliseconds(block_ms));
         if (!pumped)
             return fail(with_peer(std::move(pumped.error())));
     }
 }
 
 Result<void> Endpoint::shutdown() {
-    const int ret = fi_shutdown(ep_.get(), 0);
-    state_->fail(
+    const int ret = fi_shutdown(p_.ep_.get(), 0);
+    p_.state_->fail(
         Error(ECONNRESET, "connection shut down locally", ErrorSource::fabric, FI_ECONNRESET));
     if (ret != 0)
         return fail(with_peer(connection_error(ret, "fi_shutdown", {})));
@@ -222,20 +196,20 @@ Result<void> Endpoint::shutdown() {
 }
 
 Result<void> Endpoint::usable(const char* operation) {
-    ConnectionState::Phase phase = state_->phase();
+    ConnectionState::Phase phase = p_.state_->phase();
     if (phase == ConnectionState::Phase::connected)
         return {};
     if (phase == ConnectionState::Phase::connecting) {
         // The peer may already use a connection whose FI_CONNECTED nobody has read yet (a
         // target answering the first message of a lane): read the event queue once.
-        if (auto pumped = events_->pump(); !pumped)
+        if (auto pumped = p_.events_->pump(); !pumped)
             return fail(with_peer(std::move(pumped.error())));
-        phase = state_->phase();
+        phase = p_.state_->phase();
         if (phase == ConnectionState::Phase::connected)
             return {};
     }
     if (phase == ConnectionState::Phase::failed)
-        return fail(with_peer(state_->failure().add_context(operation)));
+        return fail(with_peer(p_.state_->failure().add_context(operation)));
     return fail(with_peer(Error(ENOTCONN, fmt::format("{}: not connected", operation))));
 }
 
@@ -245,12 +219,12 @@ Result<void> Endpoint::post_transmit(const char* operation, bool wants_completio
     if (auto ok = usable(operation); !ok)
         return ok;
     bool signalled = true;
-    if (own_cq_) {
-        TxWindow::Decision decision = window_.plan(wants_completion);
+    if (p_.own_cq_) {
+        TxWindow::Decision decision = p_.window_.plan(wants_completion);
         if (decision == TxWindow::Decision::full) {
-            if (auto room = wait_for_room(deadline_after(tx_timeout_)); !room)
+            if (auto room = wait_for_room(deadline_after(p_.tx_timeout_)); !room)
                 return room;
-            decision = window_.plan(wants_completion);
+            decision = p_.window_.plan(wants_completion);
         }
         signalled = decision == TxWindow::Decision::signalled;
     } else if (!wants_completion) {
@@ -261,7 +235,7 @@ Result<void> Endpoint::post_transmit(const char* operation, bool wants_completio
     }
     void* const posted_context = signalled && !wants_completion ? flush_context() : context;
     const std::uint64_t flags = extra_flags | (signalled ? FI_COMPLETION : 0);
-    const Deadline deadline = deadline_after(tx_timeout_);
+    const Deadline deadline = deadline_after(p_.tx_timeout_);
     for (;;) {
         const ssize_t ret = post(flags, posted_context);
         if (ret == 0)
@@ -270,7 +244,7 @@ Result<void> Endpoint::post_transmit(const char* operation, bool wants_completio
             return fail(with_peer(post_failure(static_cast<int>(ret), operation)));
         // The provider's queue is short of something our window does not see: let it make
         // progress (reading our queue does), or hand EAGAIN to the owner of a shared queue.
-        if (!own_cq_)
+        if (!p_.own_cq_)
             return fail(with_peer(connection_error(static_cast<int>(ret), operation, {})));
         if (auto collected = collect(false, deadline); !collected)
             return collected;
@@ -281,19 +255,19 @@ Result<void> Endpoint::post_transmit(const char* operation, bool wants_completio
                                                     operation),
                                         ErrorSource::fabric, FI_EAGAIN)));
     }
-    if (own_cq_)
-        window_.on_posted(signalled);
+    if (p_.own_cq_)
+        p_.window_.on_posted(signalled);
     return {};
 }
 
 Error Endpoint::post_failure(int code, const char* operation) {
     // The provider may have refused because the connection broke: its event says why.
-    (void)events_->pump();
-    if (state_->failed())
-        return state_->failure().add_context(operation);
+    (void)p_.events_->pump();
+    if (p_.state_->failed())
+        return p_.state_->failure().add_context(operation);
     Error error = connection_error(code, operation, {});
     if (error.errno_value() == ECONNRESET)
-        state_->fail(error);
+        p_.state_->fail(error);
     return error;
 }
 
@@ -307,10 +281,10 @@ Result<void> Endpoint::write(const MemoryRegion& source, std::size_t source_offs
 Result<void> Endpoint::write_commit(const MemoryRegion& source, std::size_t source_offset,
                                     std::size_t length, const RemoteRegion& target,
                                     std::uint64_t target_offset, void* context) {
-    if (!capabilities_.commit_complete)
+    if (!p_.capabilities_.commit_complete)
         return fail(with_peer(Error(EOPNOTSUPP, fmt::format("provider {} does not honour "
                                                             "FI_COMMIT_COMPLETE",
-                                                            capabilities_.provider))));
+                                                            p_.capabilities_.provider))));
     return post_write("committed RMA write", source, source_offset, length, target, target_offset,
                       true, FI_COMMIT_COMPLETE, context);
 }
@@ -324,11 +298,11 @@ Result<void> Endpoint::post_write(const char* operation, const MemoryRegion& sou
             with_peer(Error(EINVAL, fmt::format("{} of {} bytes from offset {} to "
                                                 "offset {}: outside the regions",
                                                 operation, length, source_offset, target_offset))));
-    if (length > capabilities_.max_msg_size)
-        return fail(
-            with_peer(Error(EMSGSIZE, fmt::format("{} of {} bytes: the provider moves "
-                                                  "at most {}",
-                                                  operation, length, capabilities_.max_msg_size))));
+    if (length > p_.capabilities_.max_msg_size)
+        return fail(with_peer(
+            Error(EMSGSIZE, fmt::format("{} of {} bytes: the provider moves "
+                                        "at most {}",
+                                        operation, length, p_.capabilities_.max_msg_size))));
     return post_transmit(
         operation, wants_completion, context, extra_flags, [&](std::uint64_t flags, void* ctx) {
             iovec iov{source.data() + source_offset, length};
@@ -341,7 +315,7 @@ Result<void> Endpoint::post_write(const char* operation, const MemoryRegion& sou
             message.rma_iov = &rma;
             message.rma_iov_count = 1;
             message.context = ctx;
-            return fi_writemsg(ep_.get(), &message, flags);
+            return fi_writemsg(p_.ep_.get(), &message, flags);
         });
 }
 
@@ -363,7 +337,7 @@ Result<void> Endpoint::read(const MemoryRegion& target, std::size_t target_offse
         message.rma_iov = &rma;
         message.rma_iov_count = 1;
         message.context = ctx;
-        return fi_readmsg(ep_.get(), &message, flags);
+        return fi_readmsg(p_.ep_.get(), &message, flags);
     });
 }
 
@@ -382,7 +356,7 @@ Result<void> Endpoint::send(const MemoryRegion& source, std::size_t offset, std:
                              message.desc = &descriptor;
                              message.iov_count = 1;
                              message.context = ctx;
-                             return fi_sendmsg(ep_.get(), &message, flags);
+                             return fi_sendmsg(p_.ep_.get(), &message, flags);
                          });
 }
 
@@ -392,8 +366,8 @@ Result<void> Endpoint::post_receive(const MemoryRegion& target, std::size_t offs
         return fail(with_peer(Error(EINVAL, fmt::format("receive of {} bytes at offset {}: "
                                                         "outside the region",
                                                         length, offset))));
-    if (state_->failed())
-        return fail(with_peer(state_->failure().add_context("receive")));
+    if (p_.state_->failed())
+        return fail(with_peer(p_.state_->failure().add_context("receive")));
     iovec iov{target.data() + offset, length};
     void* descriptor = target.descriptor();
     fi_msg message{};
@@ -401,36 +375,48 @@ Result<void> Endpoint::post_receive(const MemoryRegion& target, std::size_t offs
     message.desc = &descriptor;
     message.iov_count = 1;
     message.context = context;
-    const ssize_t ret = fi_recvmsg(ep_.get(), &message, FI_COMPLETION);
+    const ssize_t ret = fi_recvmsg(p_.ep_.get(), &message, FI_COMPLETION);
     if (ret != 0)
         return fail(with_peer(post_failure(static_cast<int>(ret), "receive")));
     return {};
 }
 
-Result<void> Endpoint::collect(bool block, Deadline deadline) {
-    std::array<Completion, kCollectBatch> batch;
+Result<std::size_t> Endpoint::collect_into(std::span<Completion> out, bool block,
+                                           Deadline deadline) {
     CompletionResult read =
-        block ? waiter_.wait(*cq_, batch, events_, state_.get(), deadline) : cq_->read(batch);
+        block ? p_.waiter_.wait(*p_.cq_, out, p_.events_, p_.state_.get(), deadline)
+              : p_.cq_->read(out);
     if (!read) {
         CompletionError& failure = read.error();
         // A failed operation leaves the connection in an unknown state: fail it, so that every
         // later call reports the same cause. Timeouts and the state's own failure are not new.
         if (failure.context != nullptr || failure.flags != 0)
-            state_->fail(failure.error);
+            p_.state_->fail(failure.error);
         return fail(with_peer(std::move(failure.error)));
     }
+    std::size_t kept = 0;
     for (std::size_t i = 0; i < *read; ++i) {
-        const Completion& completion = batch[i];
+        const Completion& completion = out[i];
         if (completion.is_transmit())
-            window_.on_completed();
+            p_.window_.on_completed();
         if (completion.context != flush_context())
-            stash_.push_back(completion);
+            out[kept++] = completion;
     }
+    return kept;
+}
+
+Result<void> Endpoint::collect(bool block, Deadline deadline) {
+    std::array<Completion, kCollectBatch> batch;
+    auto kept = collect_into(batch, block, deadline);
+    if (!kept)
+        return fail(std::move(kept.error()));
+    p_.stash_.insert(p_.stash_.end(), batch.begin(),
+                     batch.begin() + static_cast<std::ptrdiff_t>(*kept));
     return {};
 }
 
 Result<void> Endpoint::wait_for_room(Deadline deadline) {
-    while (window_.plan(false) == TxWindow::Decision::full) {
+    while (p_.window_.plan(false) == TxWindow::Decision::full) {
         if (auto collected = collect(true, deadline); !collected)
             return collected;
     }
@@ -438,37 +424,39 @@ Result<void> Endpoint::wait_for_room(Deadline deadline) {
 }
 
 Result<std::size_t> Endpoint::poll(std::span<Completion> out) {
-    if (!own_cq_)
+    if (!p_.own_cq_)
         return fail(with_peer(Error(EINVAL, "poll: the endpoint shares its completion queue")));
-    if (stash_.empty()) {
-        if (auto collected = collect(false, Deadline()); !collected)
-            return fail(std::move(collected.error()));
-    }
-    const std::size_t count = std::min(out.size(), stash_.size());
-    std::copy_n(stash_.begin(), count, out.begin());
-    stash_.erase(stash_.begin(), stash_.begin() + static_cast<std::ptrdiff_t>(count));
+    if (p_.stash_.empty())
+        return out.empty() ? Result<std::size_t>(0) : collect_into(out, false, Deadline());
+    const std::size_t count = std::min(out.size(), p_.stash_.size());
+    std::copy_n(p_.stash_.begin(), count, out.begin());
+    p_.stash_.erase(p_.stash_.begin(), p_.stash_.begin() + static_cast<std::ptrdiff_t>(count));
     return count;
 }
 
 Result<std::size_t> Endpoint::wait(std::span<Completion> out, Deadline deadline) {
-    if (!own_cq_)
+    if (!p_.own_cq_)
         return fail(with_peer(Error(EINVAL, "wait: the endpoint shares its completion queue")));
-    while (stash_.empty()) {
-        if (auto collected = collect(true, deadline); !collected)
-            return fail(std::move(collected.error()));
+    if (out.empty())
+        return fail(with_peer(Error(EINVAL, "wait: no room for a completion")));
+    // Straight from the queue into the caller's array, unless wait_for() kept some earlier.
+    while (p_.stash_.empty()) {
+        auto kept = collect_into(out, true, deadline);
+        if (!kept || *kept > 0)
+            return kept;
     }
     return poll(out);
 }
 
 Result<Completion> Endpoint::wait_for(void* context, Deadline deadline) {
-    if (!own_cq_)
+    if (!p_.own_cq_)
         return fail(with_peer(Error(EINVAL, "wait_for: the endpoint shares its completion queue")));
     for (;;) {
-        const auto found = std::find_if(stash_.begin(), stash_.end(),
+        const auto found = std::find_if(p_.stash_.begin(), p_.stash_.end(),
                                         [&](const Completion& c) { return c.context == context; });
-        if (found != stash_.end()) {
+        if (found != p_.stash_.end()) {
             const Completion completion = *found;
-            stash_.erase(found);
+            p_.stash_.erase(found);
             return completion;
         }
         if (auto collected = collect(true, deadline); !collected)

@@ -113,18 +113,18 @@ public:
     Result<Completion> wait_for(void* context, Deadline deadline);
 
     // How wait(), wait_for() and a post waiting for room wait from now on.
-    void set_wait_policy(const WaitPolicy& policy) noexcept { waiter_.set_policy(policy); }
+    void set_wait_policy(const WaitPolicy& policy) noexcept { p_.waiter_.set_policy(policy); }
 
-    const ConnectionState& state() const noexcept { return *state_; }
-    const std::string& peer() const noexcept { return peer_; }
-    const Capabilities& capabilities() const noexcept { return capabilities_; }
-    std::size_t tx_depth() const noexcept { return window_.depth(); }
-    std::size_t rx_depth() const noexcept { return rx_depth_; }
+    const ConnectionState& state() const noexcept { return *p_.state_; }
+    const std::string& peer() const noexcept { return p_.peer_; }
+    const Capabilities& capabilities() const noexcept { return p_.capabilities_; }
+    std::size_t tx_depth() const noexcept { return p_.window_.depth(); }
+    std::size_t rx_depth() const noexcept { return p_.rx_depth_; }
     // Bytes of private data connect() and accept() can carry (FI_OPT_CM_DATA_SIZE).
-    std::size_t max_private_data() const noexcept { return max_private_data_; }
-    const TxWindow& tx_window() const noexcept { return window_; }
-    CompletionQueue& completion_queue() const noexcept { return *cq_; }
-    fid_ep* get() const noexcept { return ep_.get(); }
+    std::size_t max_private_data() const noexcept { return p_.max_private_data_; }
+    const TxWindow& tx_window() const noexcept { return p_.window_; }
+    CompletionQueue& completion_queue() const noexcept { return *p_.cq_; }
+    fid_ep* get() const noexcept { return p_.ep_.get(); }
 
 private:
     Endpoint() = default;
@@ -151,25 +151,34 @@ private:
     Error with_peer(Error error) const;
 
     // Reads the own queue once (blocking per the waiter until `deadline` when `block`),
-    // retiring transmit entries and keeping caller-visible completions in stash_.
+    // retiring transmit entries and keeping caller-visible completions in p_.stash_.
     Result<void> collect(bool block, Deadline deadline);
-    void* flush_context() const noexcept { return state_.get(); }
+    // Reads the own queue once into `out` (blocking as collect() does), retiring transmit
+    // entries and dropping forced completions in place: what is left is the caller's, copied
+    // once. Returns how many that is.
+    Result<std::size_t> collect_into(std::span<Completion> out, bool block, Deadline deadline);
+    void* flush_context() const noexcept { return p_.state_.get(); }
 
-    Capabilities capabilities_;
-    InfoPtr info_;
-    EventQueue* events_ = nullptr;
-    // Declared before ep_ so that it is closed after the endpoint bound to it.
-    std::unique_ptr<CompletionQueue> own_cq_;
-    CompletionQueue* cq_ = nullptr;
-    std::shared_ptr<ConnectionState> state_;
-    FidPtr<fid_ep> ep_;
-    Waiter waiter_{nullptr};
-    TxWindow window_{1};
-    std::size_t rx_depth_ = 0;
-    std::size_t max_private_data_ = 0;
-    std::chrono::milliseconds tx_timeout_{0};
-    std::string peer_;
-    std::vector<Completion> stash_;
+    // Everything an endpoint holds, in one aggregate so that a move takes it whole (and leaves
+    // a default, empty one behind) instead of listing members.
+    struct Parts {
+        Capabilities capabilities_;
+        InfoPtr info_;
+        EventQueue* events_ = nullptr;
+        // Declared before ep_ so that it is closed after the endpoint bound to it.
+        std::unique_ptr<CompletionQueue> own_cq_;
+        CompletionQueue* cq_ = nullptr;
+        std::shared_ptr<ConnectionState> state_;
+        FidPtr<fid_ep> ep_;
+        Waiter waiter_{nullptr};
+        TxWindow window_{1};
+        std::size_t rx_depth_ = 0;
+        std::size_t max_private_data_ = 0;
+        std::chrono::milliseconds tx_timeout_{0};
+        std::string peer_;
+        std::vector<Completion> stash_; // completions wait_for() read but was not after
+    };
+    Parts p_;
 };
 
 } // namespace rpmem::fabric

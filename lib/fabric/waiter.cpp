@@ -35,15 +35,18 @@ CompletionError connection_failure(const ConnectionState& state) {
 CompletionResult Waiter::wait(CompletionQueue& cq, std::span<Completion> out, EventQueue* events,
                               const ConnectionState* watched, Deadline deadline) {
     const Deadline start = Clock::now();
-    const Deadline spin_end =
-        policy_.spin >= deadline - start
-            ? deadline
-            : start + std::chrono::duration_cast<Clock::duration>(policy_.spin);
+    const auto spin = budget_.current();
+    const Deadline spin_end = spin >= deadline - start
+                                  ? deadline
+                                  : start + std::chrono::duration_cast<Clock::duration>(spin);
     Deadline last_pump = start;
     for (;;) {
         auto read = cq.read(out);
-        if (!read || *read > 0)
+        if (!read || *read > 0) {
+            if (policy_.adaptive && read)
+                budget_.on_work(Clock::now() - start);
             return read;
+        }
         if (watched != nullptr && watched->failed())
             return tl::unexpected(connection_failure(*watched));
 
@@ -57,15 +60,21 @@ CompletionResult Waiter::wait(CompletionQueue& cq, std::span<Completion> out, Ev
                 return 0;
             continue; // look at the queue and the state again before anything else
         }
-        if (now >= deadline)
+        if (now >= deadline) {
+            if (policy_.adaptive)
+                budget_.on_idle();
             return tl::unexpected(timeout_error());
+        }
         if (now < spin_end) {
             cpu_relax();
             continue;
         }
         auto blocked = block(cq, out, events, watched, deadline);
-        if (!blocked || *blocked > 0)
+        if (!blocked || *blocked > 0) {
+            if (policy_.adaptive && blocked)
+                budget_.on_work(Clock::now() - start);
             return blocked;
+        }
         last_pump = Deadline(); // read the event queue at once after a block
     }
 }

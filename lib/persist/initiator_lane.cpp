@@ -42,7 +42,9 @@ InitiatorLane::InitiatorLane(unsigned index, fabric::Endpoint endpoint,
     , buffers_(buffers)
     , buffer_offset_(buffer_offset)
     , config_(config)
-    , slot_size_(protocol::lane_slot_size(config.inline_size)) {
+    , slot_size_(protocol::lane_slot_size(config.inline_size))
+    , spin_(config.wait.spin)
+    , applied_spin_(config.wait.spin) {
     const std::size_t sends = round_up(kLaneCredits * slot_size_, kCacheLine);
     apm_offset_ = buffer_offset_ + sends + kLaneCredits * kCacheLine;
     bounce_offset_ = apm_offset_ + kCacheLine;
@@ -123,7 +125,15 @@ template <typename Done>
 Result<void> InitiatorLane::wait_until(Done&& done, const char* step) {
     if (done())
         return {};
-    const fabric::Deadline deadline = fabric::deadline_after(config_.timeout);
+    const std::chrono::nanoseconds budget = spin_.budget();
+    if (budget != applied_spin_) {
+        fabric::WaitPolicy policy = config_.wait;
+        policy.spin = budget;
+        endpoint_.set_wait_policy(policy);
+        applied_spin_ = budget;
+    }
+    const fabric::Deadline started = fabric::Clock::now();
+    const fabric::Deadline deadline = started + config_.timeout;
     std::array<fabric::Completion, 16> completions;
     while (!done()) {
         if (config_.abort != nullptr && config_.abort->load(std::memory_order_acquire))
@@ -145,6 +155,7 @@ Result<void> InitiatorLane::wait_until(Done&& done, const char* step) {
                 return fail(lane_error(std::move(handled.error()), step));
         }
     }
+    spin_.record(fabric::Clock::now() - started, budget);
     return {};
 }
 

@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "fabric/endpoint.h"
 #include "fabric/memory_region.h"
+#include "persist/adaptive_spin.h"
 #include "persist/credit_window.h"
 #include "protocol/lane_message.h"
 #include "protocol/preferences.h"
@@ -26,6 +27,8 @@ struct InitiatorConfig {
     std::size_t bounce_size = 256 * 1024;     // read buffer: larger reads go in pieces
     std::uint64_t max_write = 1ULL << 30;     // largest single RMA write (max_msg_size)
     std::chrono::milliseconds timeout{10000}; // one operation, start to finish
+    // How the lane's endpoint waits; its spin is the ceiling AdaptiveSpin adapts under.
+    fabric::WaitPolicy wait{};
     // Set from another thread (the control channel's failure callback) to make waiting
     // operations give up with ECONNRESET at once.
     const std::atomic<bool>* abort = nullptr;
@@ -63,6 +66,14 @@ public:
     Result<void> drain();
     Result<void> read(std::span<std::byte> into, std::size_t offset);
 
+    // The most one message carries inline (a strict persist of at most this is one message).
+    std::size_t inline_size() const noexcept { return config_.inline_size; }
+    // Whether one message can be sent now without waiting for a buffer or a credit (what is
+    // known without reading the completion queue).
+    bool can_send_now() const noexcept {
+        return !send_busy_[next_send_slot_] && credits_.has_credit();
+    }
+
     // Tells the target we are done; the endpoint fails afterwards.
     void shutdown() noexcept;
 
@@ -83,7 +94,8 @@ private:
 
     // Reads completions until `done()` holds, the operation's deadline passes (ETIMEDOUT),
     // the replica is aborted (ECONNRESET) or a completion reports an error. Returns at once,
-    // without reading the clock, when `done()` already holds.
+    // without reading the clock, when `done()` already holds. Spins first for the budget
+    // AdaptiveSpin gives, and tells it how long the wait took.
     template <typename Done>
     Result<void> wait_until(Done&& done, const char* step);
     Result<void> on_completion(const fabric::Completion& completion);
@@ -110,6 +122,8 @@ private:
     Tag read_tag_{Tag::Kind::read, 0};
     unsigned next_send_slot_ = 0;
 
+    AdaptiveSpin spin_;
+    std::chrono::nanoseconds applied_spin_; // the spin the endpoint's policy has now
     CreditWindow credits_;
     std::size_t commits_in_flight_ = 0;
     bool reads_in_flight_ = false;

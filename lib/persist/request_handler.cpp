@@ -69,9 +69,11 @@ RequestHandler::Outcome RequestHandler::handle(std::span<const std::byte> messag
 
     if (!done)
         return {LaneReply{sequence, static_cast<std::uint32_t>(done.error().errno_value())}, false};
+    const std::uint64_t durable =
+        request->operation == LaneOperation::barrier ? 0 : request->length;
     if (request->wants_ack())
-        return {LaneReply{sequence, 0}, false};
-    return {};
+        return {LaneReply{sequence, 0}, false, durable};
+    return {std::nullopt, false, durable};
 }
 
 } // namespace rpmem::persist

@@ -39,7 +39,8 @@ public:
     // What to do after a message.
     struct Outcome {
         std::optional<protocol::LaneReply> reply; // to send (acknowledgements and failures)
-        bool close_lane = false; // the message was malformed: the lane cannot be trusted
+        bool close_lane = false;           // the message was malformed: the lane cannot be trusted
+        std::uint64_t persisted_bytes = 0; // a persist or flush made this many bytes durable
     };
 
     // Handles one received message (header and data, exactly the bytes received). A failed

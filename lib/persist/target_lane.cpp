@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 
 #include <fmt/format.h>
 #include <rdma/fi_errno.h>
@@ -30,14 +31,16 @@ std::size_t TargetLane::buffer_size(std::size_t inline_size) noexcept {
 
 TargetLane::TargetLane(unsigned index, const TargetPool& pool, std::size_t inline_size,
                        std::size_t protected_prefix, const fabric::MemoryRegion& buffers,
-                       std::size_t buffer_offset, fabric::EventQueue& events, std::string name)
+                       std::size_t buffer_offset, fabric::EventQueue& events, std::string name,
+                       protocol::DataPathCounterPage* counters)
     : index_(index)
     , handler_(pool, inline_size, protected_prefix)
     , slot_size_(protocol::lane_slot_size(inline_size))
     , buffers_(buffers)
     , buffer_offset_(buffer_offset)
     , events_(events)
-    , name_(std::move(name)) {
+    , name_(std::move(name))
+    , counters_(counters) {
     for (unsigned i = 0; i < kLaneCredits; ++i)
         receives_[i] = {this, false, i, false};
     for (unsigned i = 0; i < kReplySlots; ++i)
@@ -97,7 +100,17 @@ void TargetLane::on_receive(Slot& slot, std::size_t length) {
     if (!endpoint_)
         return;
     const std::size_t offset = receive_offset(slot.index);
+    // The clock is read only where the counters are kept (rpmemd), around the handling alone.
+    const auto began = counters_ != nullptr ? std::chrono::steady_clock::now()
+                                            : std::chrono::steady_clock::time_point{};
     auto outcome = handler_.handle({buffers_.data() + offset, std::min(length, slot_size_)});
+    if (counters_ != nullptr && outcome.persisted_bytes > 0) {
+        const auto served = std::chrono::steady_clock::now() - began;
+        counters_->record(
+            outcome.persisted_bytes,
+            static_cast<std::uint64_t>(
+                std::chrono::duration_cast<std::chrono::nanoseconds>(served).count()));
+    }
 
     if (outcome.close_lane) {
         if (outcome.reply)

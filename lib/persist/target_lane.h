@@ -13,6 +13,7 @@
 #include "fabric/event_queue.h"
 #include "fabric/memory_region.h"
 #include "persist/request_handler.h"
+#include "protocol/data_path_counters.h"
 #include "protocol/lane_message.h"
 
 namespace rpmem::persist {
@@ -20,8 +21,8 @@ namespace rpmem::persist {
 // The target half of one lane, beside InitiatorLane: its slots in the target's message buffers
 // (kLaneCredits receive slots of lane_slot_size(inline) bytes, then a ring of reply slots),
 // the handling of each message (RequestHandler: validate, copy with 8-byte stores, flush) and
-// the reply. The loop that owns the lanes (one responder thread for a session, reading one
-// completion queue shared by every lane's endpoint) hands each completion to the lane that
+// the reply. The loop that owns the lanes (the responder thread its session is attached to, reading
+// one completion queue shared by every lane's endpoint) hands each completion to the lane that
 // posted it (owner_of), and keeps the provider progressing.
 //
 // A lane is connected at most once: after it closes, for any reason, it refuses to be accepted
@@ -37,10 +38,12 @@ public:
     static std::size_t buffer_size(std::size_t inline_size) noexcept;
 
     // `buffers` is registered for receive and send; this lane uses buffer_size() bytes of it
-    // from `buffer_offset`. `name` prefixes log lines ("session 7").
+    // from `buffer_offset`. `name` prefixes log lines ("session 7"). Each persist message
+    // served is recorded in `counters` (may be null; must outlive the lane).
     TargetLane(unsigned index, const TargetPool& pool, std::size_t inline_size,
                std::size_t protected_prefix, const fabric::MemoryRegion& buffers,
-               std::size_t buffer_offset, fabric::EventQueue& events, std::string name);
+               std::size_t buffer_offset, fabric::EventQueue& events, std::string name,
+               protocol::DataPathCounterPage* counters = nullptr);
     TargetLane(const TargetLane&) = delete;
     TargetLane& operator=(const TargetLane&) = delete;
 
@@ -86,6 +89,7 @@ private:
     std::size_t buffer_offset_;
     fabric::EventQueue& events_;
     std::string name_;
+    protocol::DataPathCounterPage* counters_;
 
     std::optional<fabric::Endpoint> endpoint_;
     std::array<Slot, protocol::kLaneCredits> receives_{};

@@ -46,6 +46,7 @@ struct Encoder {
         }
         w.u64(m.responder_spin_ns);
         w.u32(static_cast<std::uint32_t>(m.responder_cpu));
+        w.boolean(m.counters_page);
     }
     void operator()(const WorkerStarted& m) const {
         w.u16(static_cast<std::uint16_t>(WorkerKind::started));
@@ -97,6 +98,7 @@ WorkerStart read_start(ByteReader& r) {
     }
     m.responder_spin_ns = r.u64("responder_spin_ns");
     m.responder_cpu = static_cast<std::int32_t>(r.u32("responder_cpu"));
+    m.counters_page = r.boolean("counters_page");
     return m;
 }
 

@@ -53,6 +53,8 @@ struct WorkerStart {
     std::vector<WorkerSegment> segments;
     std::uint64_t responder_spin_ns = 0;
     std::int32_t responder_cpu = -1;
+    // The session's counters page (a memfd) comes as the last descriptor, after the parts.
+    bool counters_page = false;
 
     friend bool operator==(const WorkerStart&, const WorkerStart&) = default;
 };

@@ -20,6 +20,7 @@
 #include "fabric/provider.h"
 #include "protocol/worker_message.h"
 #include "rpmemd/fabric_target.h"
+#include "rpmemd/responder_pool.h"
 #include "rpmemd/worker/packet_socket.h"
 #include "rpmemd/worker/sandbox.h"
 #include "rpmemd/worker/segment_pool.h"
@@ -32,6 +33,7 @@ struct WorkerArguments {
     spdlog::level::level_enum level = spdlog::level::warn;
     SandboxOptions sandbox;
     bool use_sandbox = true;
+    unsigned responders = 0; // 0: one per online CPU
 };
 
 Result<WorkerArguments> parse_arguments(int argc, char** argv) {
@@ -69,6 +71,11 @@ Result<WorkerArguments> parse_arguments(int argc, char** argv) {
             if (!gid)
                 return fail(std::move(gid.error()));
             parsed.sandbox.gid = static_cast<gid_t>(*gid);
+        } else if (arg == "--responders") {
+            auto threads = number();
+            if (!threads)
+                return fail(std::move(threads.error()));
+            parsed.responders = static_cast<unsigned>(std::min<unsigned long>(*threads, 256));
         } else if (arg == "--no-sandbox") {
             parsed.use_sandbox = false;
         } else {
@@ -90,11 +97,17 @@ void start_worker_logging(spdlog::level::level_enum level) {
     configure_library_loggers({sink}, level);
 }
 
-// The sessions this worker serves: WorkerStart makes one, WorkerStop ends it.
+// The sessions this worker serves: WorkerStart makes one, WorkerStop ends it. Their data
+// planes share this worker's responder threads (made with the first session, which also
+// brings the spin and CPU every session of the worker carries).
 class WorkerSessions {
 public:
-    explicit WorkerSessions(const PacketSocket& socket)
-        : socket_(socket) {}
+    WorkerSessions(const PacketSocket& socket, unsigned responders)
+        : socket_(socket)
+        , responder_threads_(responders != 0 ? responders
+                                             : static_cast<unsigned>(
+                                                   std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)))) {
+    }
 
     ~WorkerSessions() {
         for (auto& [id, plane] : planes_)
@@ -151,6 +164,17 @@ private:
         };
         if (planes_.contains(start.session_id))
             return refuse(Error(EEXIST, "the session already has a data plane"));
+        std::shared_ptr<SharedCounterPage> counters;
+        if (start.counters_page) {
+            // The last descriptor, after the pool's parts.
+            if (fds.empty())
+                return refuse(Error(EPROTO, "the counters page descriptor is missing"));
+            auto attached = SharedCounterPage::attach(std::move(fds.back()));
+            fds.pop_back();
+            if (!attached)
+                return refuse(attached.error());
+            counters = std::move(*attached);
+        }
         auto pool = SegmentPool::map(start, std::move(fds));
         if (!pool)
             return refuse(pool.error());
@@ -166,7 +190,14 @@ private:
         request.responder_spin = std::chrono::nanoseconds(
             std::min<std::uint64_t>(start.responder_spin_ns, 1'000'000'000));
         request.responder_cpu = start.responder_cpu;
-        auto plane = start_fabric_target(request, std::move(*pool));
+        request.counters = std::move(counters);
+        if (!responders_)
+            responders_ = std::make_unique<ResponderPool>(ResponderOptions{
+                .threads = responder_threads_,
+                .spin = request.responder_spin,
+                .cpu = request.responder_cpu,
+            });
+        auto plane = start_fabric_target(request, std::move(*pool), responders_.get());
         if (!plane)
             return refuse(plane.error());
         const DataPlaneInfo& info = (*plane)->info();
@@ -186,6 +217,8 @@ private:
     }
 
     const PacketSocket& socket_;
+    unsigned responder_threads_;
+    std::unique_ptr<ResponderPool> responders_; // outlives the planes, which detach from it
     std::map<std::uint64_t, std::unique_ptr<DataPlane>> planes_;
 };
 
@@ -229,7 +262,7 @@ int run_worker(int argc, char** argv) {
         spdlog::debug("sandboxed: landlock ABI {}, seccomp {}, ids dropped {}",
                       entered->landlock_abi, entered->seccomp, entered->dropped_privileges);
     }
-    WorkerSessions sessions(socket);
+    WorkerSessions sessions(socket, arguments->responders);
     return sessions.serve();
 }
 

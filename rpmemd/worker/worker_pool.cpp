@@ -120,6 +120,10 @@ Result<std::unique_ptr<DataPlane>> WorkerPool::start(const DataPlaneRequest& req
         start.segments.push_back(
             {slot->second, segment.file_offset, segment.length, segment.pool_offset});
     }
+    if (request.counters) {
+        start.counters_page = true;
+        fds.push_back(request.counters->fd());
+    }
 
     std::shared_ptr<Worker> worker;
     {

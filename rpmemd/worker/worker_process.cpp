@@ -89,6 +89,8 @@ WorkerProcess::spawn(const WorkerLaunch& launch, std::string name, ExitObserver 
     }
     if (!launch.sandbox)
         args.emplace_back("--no-sandbox");
+    if (launch.responders != 0)
+        args.insert(args.end(), {"--responders", std::to_string(launch.responders)});
     std::vector<char*> argv;
     for (std::string& arg : args)
         argv.push_back(arg.data());

@@ -4,13 +4,15 @@
  * public C API of librpmem only, and logs every call so that a checker knows what the target
  * acknowledged.
  *
- *   fault-writer TARGET SET POOL_SIZE SLOTS COUNT STAMP LOG [LOCAL_COPY]
+ *   fault-writer TARGET[,TARGET...] SET POOL_SIZE SLOTS COUNT STAMP LOG [LOCAL_COPY]
  *
- * Creates SET on TARGET (with pool attributes: the target owns the first 4096 bytes), then for
- * i = 1 .. COUNT writes record i (fault_record.h) into the local pool and persists its 32 bytes
- * on lane 0. It stops at the first failure (errors are sticky). LOG gets one line per call,
- * written with one write(2) after the call returned, so a line is there exactly when the call
- * came back, even if the process is killed right after:
+ * Creates SET on each TARGET (with pool attributes: the target owns the first 4096 bytes), all
+ * replicas of one local pool as libpmemobj's REPLICA lines are, then for i = 1 .. COUNT writes
+ * record i (fault_record.h) into the local pool and persists its 32 bytes on lane 0 of each
+ * replica in turn (libpmemobj's order; with fan-out the first call posts to all). It stops at the
+ * first failure (errors are sticky). The first target's log is LOG, the k-th's (from 1) LOG.k;
+ * each gets one line per call on its replica, written with one write(2) after the call returned,
+ * so a line is there exactly when the call came back, even if the process is killed right after:
  *
  *   create RC ERRNO START_NS END_NS MESSAGE
  *   persist I RC ERRNO START_NS END_NS MESSAGE
@@ -34,7 +36,9 @@
 #include "fault_record.h"
 #include "librpmem.h"
 
-static int log_fd = -1;
+#define MAX_TARGETS 4
+
+static int log_fds[MAX_TARGETS] = {-1, -1, -1, -1};
 
 static uint64_t now_ns(void) {
     struct timespec ts;
@@ -43,7 +47,8 @@ static uint64_t now_ns(void) {
 }
 
 /* One line per call: `what` (with the record number for persist), result, errno, times. */
-static void log_call(const char* what, int rc, int error, uint64_t start, uint64_t end) {
+static void log_call(unsigned replica, const char* what, int rc, int error, uint64_t start,
+                     uint64_t end) {
     char line[1024];
     const char* message = rc == 0 ? "-" : rpmem_errormsg();
     int length = snprintf(line, sizeof line, "%s %d %d %" PRIu64 " %" PRIu64 " %s\n", what, rc,
@@ -59,7 +64,7 @@ static void log_call(const char* what, int rc, int error, uint64_t start, uint64
     for (int i = 0; i < length - 1; ++i)
         if (line[i] == '\n')
             line[i] = ' ';
-    if (write(log_fd, line, (size_t)length) != length)
+    if (write(log_fds[replica], line, (size_t)length) != length)
         perror("fault-writer: writing the log");
 }
 
@@ -82,11 +87,11 @@ static int write_file(const char* path, const void* data, size_t size) {
 
 int main(int argc, char* argv[]) {
     if (argc != 8 && argc != 9) {
-        fprintf(stderr, "usage: %s TARGET SET POOL_SIZE SLOTS COUNT STAMP LOG [LOCAL_COPY]\n",
+        fprintf(stderr,
+                "usage: %s TARGET[,TARGET...] SET POOL_SIZE SLOTS COUNT STAMP LOG [LOCAL_COPY]\n",
                 argv[0]);
         return 2;
     }
-    const char* target = argv[1];
     const char* set = argv[2];
     const size_t pool_size = strtoull(argv[3], NULL, 0);
     const uint64_t slots = strtoull(argv[4], NULL, 0);
@@ -97,10 +102,31 @@ int main(int argc, char* argv[]) {
         fprintf(stderr, "fault-writer: the slots do not fit the pool\n");
         return 2;
     }
-    log_fd = open(argv[7], O_WRONLY | O_CREAT | O_APPEND | O_TRUNC | O_CLOEXEC, 0600);
-    if (log_fd < 0) {
-        perror(argv[7]);
+    char* targets[MAX_TARGETS];
+    unsigned replicas = 0;
+    char* list = strdup(argv[1]);
+    for (char* next = strtok(list, ","); next != NULL; next = strtok(NULL, ",")) {
+        if (replicas == MAX_TARGETS) {
+            fprintf(stderr, "fault-writer: at most %d targets\n", MAX_TARGETS);
+            return 2;
+        }
+        targets[replicas++] = next;
+    }
+    if (replicas == 0) {
+        fprintf(stderr, "fault-writer: no target\n");
         return 2;
+    }
+    for (unsigned k = 0; k < replicas; ++k) {
+        char path[4096];
+        if (k == 0)
+            snprintf(path, sizeof path, "%s", argv[7]);
+        else
+            snprintf(path, sizeof path, "%s.%u", argv[7], k);
+        log_fds[k] = open(path, O_WRONLY | O_CREAT | O_APPEND | O_TRUNC | O_CLOEXEC, 0600);
+        if (log_fds[k] < 0) {
+            perror(path);
+            return 2;
+        }
     }
 
     void* pool = NULL;
@@ -121,14 +147,19 @@ int main(int argc, char* argv[]) {
         attr.prev_uuid[i] = (unsigned char)(i + 1);
     }
 
-    unsigned nlanes = 1;
-    uint64_t start = now_ns();
-    RPMEMpool* rpp = rpmem_create(target, set, pool, pool_size, &nlanes, &attr);
-    int error = errno;
-    log_call("create", rpp == NULL ? -1 : 0, error, start, now_ns());
-    if (rpp == NULL) {
-        fprintf(stderr, "fault-writer: rpmem_create: %s\n", rpmem_errormsg());
-        return 1;
+    RPMEMpool* rpps[MAX_TARGETS] = {NULL};
+    uint64_t start = 0;
+    int error = 0;
+    for (unsigned k = 0; k < replicas; ++k) {
+        unsigned nlanes = 1;
+        start = now_ns();
+        rpps[k] = rpmem_create(targets[k], set, pool, pool_size, &nlanes, &attr);
+        error = errno;
+        log_call(k, "create", rpps[k] == NULL ? -1 : 0, error, start, now_ns());
+        if (rpps[k] == NULL) {
+            fprintf(stderr, "fault-writer: rpmem_create on %s: %s\n", targets[k], rpmem_errormsg());
+            return 1;
+        }
     }
 
     const char* pause_text = getenv("FAULT_WRITER_PAUSE_US");
@@ -143,35 +174,41 @@ int main(int argc, char* argv[]) {
         volatile uint64_t* words = (volatile uint64_t*)((char*)pool + fault_record_offset(slot));
         for (unsigned k = 0; k < kRecordWords; ++k)
             words[k] = fault_record_word(i, k, stamp);
-        start = now_ns();
-        int rc = rpmem_persist(rpp, fault_record_offset(slot), kRecordSize, 0, 0);
-        error = errno;
-        char what[64];
-        snprintf(what, sizeof what, "persist %" PRIu64, i);
-        log_call(what, rc, error, start, now_ns());
-        if (rc != 0) {
-            fprintf(stderr, "fault-writer: persist of record %" PRIu64 ": %s\n", i,
-                    rpmem_errormsg());
-            status = 1;
-            break;
+        for (unsigned k = 0; k < replicas && status == 0; ++k) {
+            start = now_ns();
+            int rc = rpmem_persist(rpps[k], fault_record_offset(slot), kRecordSize, 0, 0);
+            error = errno;
+            char what[64];
+            snprintf(what, sizeof what, "persist %" PRIu64, i);
+            log_call(k, what, rc, error, start, now_ns());
+            if (rc != 0) {
+                fprintf(stderr, "fault-writer: persist of record %" PRIu64 " on %s: %s\n", i,
+                        targets[k], rpmem_errormsg());
+                status = 1;
+            }
         }
+        if (status != 0)
+            break;
         if (i % 64 == 0) {
             printf("acked %" PRIu64 "\n", i);
             fflush(stdout);
         }
     }
 
-    start = now_ns();
-    int rc = rpmem_close(rpp);
-    error = errno;
-    log_call("close", rc, error, start, now_ns());
-    if (rc != 0)
-        status = 1;
+    for (unsigned k = replicas; k-- > 0;) {
+        start = now_ns();
+        int rc = rpmem_close(rpps[k]);
+        error = errno;
+        log_call(k, "close", rc, error, start, now_ns());
+        if (rc != 0)
+            status = 1;
+    }
     if (status == 0 && argc == 9 && write_file(argv[8], pool, pool_size) != 0) {
         perror(argv[8]);
         status = 1;
     }
     free(pool);
+    free(list);
     printf("done %d\n", status);
     return status;
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -57,19 +58,6 @@ struct Stage {
     std::vector<pid_t> stopped; // by stop_rpmemd, for heal
     Clock::time_point fault_at{};
 };
-
-// The supervisor and its data-path workers (rpmemd --worker, its children).
-std::vector<pid_t> rpmemd_processes(pid_t supervisor) {
-    std::vector<pid_t> pids{supervisor};
-    for (const auto& task :
-         fs::directory_iterator("/proc/" + std::to_string(supervisor) + "/task")) {
-        std::ifstream children(task.path() / "children");
-        pid_t child = 0;
-        while (children >> child)
-            pids.push_back(child);
-    }
-    return pids;
-}
 
 // The rules of one cut, in an nftables table of its own in the target's namespace; healing
 // deletes the table. Packets are dropped, not rejected: a cut cable, not a closed port.
@@ -122,7 +110,7 @@ void kill_rpmemd(Stage& stage) {
 }
 
 void stop_rpmemd(Stage& stage) {
-    stage.stopped = rpmemd_processes(stage.rpmemd.process().pid());
+    stage.stopped = process_and_children(stage.rpmemd.process().pid());
     for (pid_t pid : stage.stopped)
         ::kill(pid, SIGSTOP);
 }
@@ -159,6 +147,11 @@ struct Scenario {
     // the client runs; every call must succeed and the replica end up equal to the local pool.
     bool degraded = false;
     milliseconds heal_after{2000};
+    // Fan-out (C workload): a second, healthy rpmemd in the target's namespace holds the first
+    // replica, the faulted one the second; the writer persists each record to both in turn, so
+    // that every call on the faulted replica finds its persist posted by the healthy one's call.
+    // Each replica's pool file is checked against its own log.
+    bool two_replicas = false;
 };
 
 // What the degraded scenarios' workloads do: a pause between records so that the run outlasts
@@ -225,6 +218,30 @@ const std::vector<Scenario>& scenarios() {
          .records_lost = true,
          .client_environment = {{"RPMEM_FAILPOINT", "skip-resync-extent"}},
          .degraded = true},
+        // Fan-out: the second of two replicas fails; its own calls must not succeed on the
+        // strength of what the first one's calls posted.
+        {.name = "fanout-rpmemd-kill",
+         .inject = kill_rpmemd,
+         .call_fails_within = kData,
+         .exits_within = kData + kExitSlack,
+         .two_replicas = true},
+        {.name = "fanout-rpmemd-stop",
+         .inject = stop_rpmemd,
+         .heal = continue_rpmemd,
+         .call_fails_within = kData,
+         .exits_within = kData + kExitSlack,
+         .two_replicas = true},
+        {.name = "fanout-degraded-rpmemd-kill",
+         .inject = kill_rpmemd,
+         .heal = restart_rpmemd,
+         .degraded = true,
+         .two_replicas = true},
+        // Needs -Dfailpoints=true: the second replica's target acknowledges without persisting;
+        // the checker of that replica must object although the first one is right.
+        {.name = "fanout-ack-without-persist",
+         .records_lost = true,
+         .rpmemd_environment = {{"RPMEM_FAILPOINT", "ack-without-persist"}},
+         .two_replicas = true},
         {.name = "ack-without-persist",
          .records_lost = true,
          .rpmemd_environment = {{"RPMEM_FAILPOINT", "ack-without-persist"}}},
@@ -309,6 +326,22 @@ int fault_and_wait(const Scenario& scenario, Stage& stage, int output, std::stri
     return *status;
 }
 
+// One replica of the C workload: its pool file and the writer's log of its calls.
+struct WrittenReplica {
+    fs::path part;
+    fs::path log;
+};
+
+// What the checker finds in one replica's pool file, given its log; "" when nothing.
+std::string check_replica(const WrittenReplica& replica, const RecordLayout& layout) {
+    const auto problems =
+        check_records(read_file(replica.part), parse_writer_log(read_file(replica.log)), layout);
+    std::string report;
+    for (const std::string& problem : problems)
+        report += replica.part.string() + ": " + problem + "\n";
+    return report;
+}
+
 void run_c_workload(const Scenario& scenario, const TempDir& root, const NetnsPair& net) {
     RpmemdInstance rpmemd(root, rpmemd_options(net, scenario));
     const fs::path target_part = root / "target" / "faults.part0";
@@ -316,7 +349,26 @@ void run_c_workload(const Scenario& scenario, const TempDir& root, const NetnsPa
     rpmemd.write_pool_set("faults.set", "PMEMPOOLSET\n4M " + target_part.string() + "\n");
 
     const auto stamp = static_cast<std::uint32_t>(std::random_device{}());
-    const fs::path log = root / "client" / "writer.log";
+    const fs::path log = root / "client" / (scenario.two_replicas ? "writer.log.1" : "writer.log");
+
+    // Fan-out: the healthy first replica, on an rpmemd of its own (never faulted).
+    std::optional<TempDir> healthy_root;
+    std::optional<RpmemdInstance> healthy;
+    std::vector<WrittenReplica> replicas;
+    std::string targets = rpmemd.target();
+    if (scenario.two_replicas) {
+        healthy_root.emplace("rpmem-fault-healthy");
+        RpmemdInstance::Options options = rpmemd_options(net, scenario);
+        options.shared_credentials = rpmemd.tls_dir();
+        options.environment = {}; // the failpoint is the faulted replica's alone
+        healthy.emplace(*healthy_root, options);
+        const fs::path part = *healthy_root / "target" / "faults.part0";
+        fs::create_directories(part.parent_path());
+        healthy->write_pool_set("faults.set", "PMEMPOOLSET\n4M " + part.string() + "\n");
+        replicas.push_back({part, root / "client" / "writer.log"});
+        targets = healthy->target() + "," + rpmemd.target();
+    }
+    replicas.push_back({target_part, log});
     const fs::path local_copy = root / "client" / "local.pool";
     const std::uint64_t slots = scenario.degraded ? kDegradedSlots : kSlots;
     const std::string count = scenario.degraded ? std::to_string(kDegradedRecords)
@@ -335,9 +387,9 @@ void run_c_workload(const Scenario& scenario, const TempDir& root, const NetnsPa
     int output = -1;
     Process writer = Process::spawn_piped(
         client_command(net, root / "client",
-                       {required_environment("FAULT_WRITER"), rpmemd.target(), "faults.set",
+                       {required_environment("FAULT_WRITER"), targets, "faults.set",
                         std::to_string(kWriterPoolSize), std::to_string(slots), count,
-                        std::to_string(stamp), log.string(), local_copy.string()}),
+                        std::to_string(stamp), replicas.front().log.string(), local_copy.string()}),
         environment, output, root / "client" / "writer.stderr");
     Stage stage{net, root / "client", rpmemd, writer, {}};
     std::uint64_t progress = 0;
@@ -349,6 +401,17 @@ void run_c_workload(const Scenario& scenario, const TempDir& root, const NetnsPa
     // The target's file, read with rpmemd gone (a killed one is already).
     if (rpmemd.process().running())
         (void)rpmemd.stop();
+    if (healthy && healthy->process().running())
+        (void)healthy->stop();
+    // The healthy replica holds every record acknowledged on it, whatever the other did.
+    for (std::size_t k = 0; k + 1 < replicas.size(); ++k) {
+        const std::string found = check_replica(replicas[k], {slots, stamp});
+        INFO("checker of the healthy replica:\n" << found);
+        CHECK(found.empty());
+        if (!scenario.inject || scenario.degraded) {
+            CHECK_FALSE(first_difference(read_file(replicas[k].part), read_file(local_copy)));
+        }
+    }
     const std::string pool = read_file(target_part);
     const WriterLog written = parse_writer_log(read_file(log));
     INFO("writer exit " << status << "; acked up to " << written.last_acked << ", last attempted "

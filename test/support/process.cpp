@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include <fcntl.h>
@@ -298,6 +300,19 @@ std::string required_environment(const char* name) {
     if (value == nullptr || *value == '\0')
         throw std::runtime_error(std::string("the test needs ") + name + " (meson sets it)");
     return value;
+}
+
+std::vector<pid_t> process_and_children(pid_t pid) {
+    std::vector<pid_t> pids{pid};
+    std::error_code error;
+    const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+    for (const auto& task : std::filesystem::directory_iterator(tasks, error)) {
+        std::ifstream children(task.path() / "children");
+        pid_t child = 0;
+        while (children >> child)
+            pids.push_back(child);
+    }
+    return pids;
 }
 
 } // namespace rpmem::test

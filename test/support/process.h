@@ -101,6 +101,10 @@ ChildOutcome run_in_child(const std::function<std::string(int report_fd)>& body,
 // deadline or at the end of the stream.
 std::optional<std::string> read_line(int fd, std::chrono::steady_clock::time_point deadline);
 
+// `pid` and its children (e.g. rpmemd and its data-path workers), from /proc/PID/task/*/children,
+// for signals that must reach them all (SIGSTOP, SIGCONT).
+std::vector<pid_t> process_and_children(pid_t pid);
+
 // Runs a program to completion (or kills it at the deadline) and collects its stdout and stderr.
 RunResult run(const std::vector<std::string>& argv, const EnvironmentChanges& environment = {},
               std::chrono::milliseconds timeout = std::chrono::seconds(120));

@@ -26,19 +26,19 @@
 #include <fmt/ostream.h>
 #include <unistd.h>
 
+#include "bench_options.h"
 #include "client/lane_set.h"
 #include "command.h"
 #include "cpu_affinity.h"
 #include "latency_summary.h"
-#include "option_scan.h"
 #include "poolset/parser.h"
 #include "poolset/pool_mapping.h"
+#include "process_cpu.h"
 #include "raw_baseline.h"
 #include "raw_target.h"
 #include "result_report.h"
 #include "rpmemd/fabric_target.h"
 #include "sampling.h"
-#include "value_parsers.h"
 #include "work_directory.h"
 
 namespace rpmem::bench {
@@ -54,59 +54,6 @@ struct PersistOptions {
     std::string pool_dir = "/dev/shm";
     OutputOptions output;
 };
-
-constexpr std::string_view kUsage =
-    R"(usage: rpmem-bench persist [OPTIONS]
-
-Replicated persist latency through rpmem's data path (rpmemd's FabricTarget serving a real
-pool file, the client's lanes) against the raw fabric round trip of the same shape, both
-measured in this run on loopback. Rows: raw-gpspm, raw-commit, raw-apm (the fabric), then
-strict (a plain rpmem_persist), relaxed-commit, relaxed-gpspm, relaxed-apm. The context lists
-each rpmem figure as a ratio to its raw counterpart.
-
-  --provider NAME      tcp (default) or sockets
-  --sizes LIST         persist sizes (default 64,4K,64K,1M)
-  --iterations N       measured persists per row, at most (default 20000)
-  --duration SECONDS   stop a row after this long (default 2)
-  --pool-dir DIR       where the target's pool file goes (default /dev/shm)
-  --format FORMAT      json (default) or csv
-  --output FILE        write the results there instead of standard output
-
-Run with PMEM_IS_PMEM_FORCE=1 unless the pool directory is persistent memory.
-)";
-
-ScanResult parse_options(std::span<const std::string_view> args, std::ostream& err,
-                         PersistOptions& options) {
-    return scan_options(args, "rpmem-bench persist", err,
-                        [&](std::string_view key, std::string_view value) {
-                            if (auto output = apply_output_option(key, value, options.output))
-                                return *output;
-                            bool ok = true;
-                            if (key == "--provider") {
-                                options.provider = std::string(value);
-                            } else if (key == "--sizes") {
-                                auto sizes = parse_size_list(value);
-                                ok = sizes.has_value();
-                                if (sizes)
-                                    options.sizes = *sizes;
-                            } else if (key == "--iterations") {
-                                auto counts = parse_count_list(value);
-                                ok = counts && counts->size() == 1;
-                                if (ok)
-                                    options.limits.iterations = counts->front();
-                            } else if (key == "--duration") {
-                                auto seconds = parse_seconds(value);
-                                ok = seconds.has_value();
-                                if (seconds)
-                                    options.limits.duration = *seconds;
-                            } else if (key == "--pool-dir") {
-                                options.pool_dir = std::string(value);
-                            } else {
-                                return OptionResult::unknown;
-                            }
-                            return ok ? OptionResult::applied : OptionResult::bad_value;
-                        });
-}
 
 // rpmem's data path: a pool file served by FabricTarget, reached through a LaneSet.
 class PersistBench {
@@ -151,12 +98,15 @@ public:
             protocol::PersistMethod method;
             bool strict;
             const char* name;
+            bool client_default_wait = false; // librpmem's adaptive spin, not busy-polling
         };
         for (Mode mode : {Mode{protocol::PersistMethod::gpspm, true, "strict"},
+                          Mode{protocol::PersistMethod::gpspm, true, "strict-adaptive", true},
                           Mode{protocol::PersistMethod::commit, false, "relaxed-commit"},
                           Mode{protocol::PersistMethod::gpspm, false, "relaxed-gpspm"},
                           Mode{protocol::PersistMethod::apm, false, "relaxed-apm"}}) {
-            if (auto measured = measure_mode(mode.method, mode.strict, mode.name, report);
+            if (auto measured = measure_mode(mode.method, mode.strict, mode.name,
+                                             mode.client_default_wait, report);
                 !measured)
                 return measured;
         }
@@ -169,7 +119,7 @@ public:
 
 private:
     Result<void> measure_mode(protocol::PersistMethod method, bool strict, const char* name,
-                              Report& report) {
+                              bool client_default_wait, Report& report) {
         daemon::DataPlaneRequest request;
         request.provider = protocol::provider_preference_from_name(options_.provider)
                                .value_or(protocol::ProviderPreference::any);
@@ -190,7 +140,10 @@ private:
         const protocol::DataPath path =
             (*target)->info().data_path(method, mapping_->size(), request.token);
         client::Settings settings;
-        settings.spin = std::chrono::hours(1); // never block: the client has a core of its own
+        // Never block (the client has a core of its own), unless the row measures librpmem's
+        // default: spin up to RPMEM_SPIN_US while that pays, else block (persist::AdaptiveSpin).
+        if (!client_default_wait)
+            settings.spin = std::chrono::hours(1);
         if (cpus_.size() >= 2)
             pin_current_thread(cpus_.front());
         auto lanes = client::LaneSet::connect(path, "127.0.0.1", {local_.get(), pool_size_},
@@ -201,12 +154,26 @@ private:
 
         for (std::size_t size : options_.sizes) {
             // Sixteen distinct ranges in turn, past the header.
+            const double thread_before = thread_cpu_seconds();
+            const double process_before = process_cpu_seconds();
             auto row = sample_latency(name, size, options_.limits, [&](std::size_t i) {
                 const std::size_t offset = 4096 + (i % 16) * size;
                 return lane.persist(offset, size, !strict);
             });
             if (!row)
                 return fail(std::move(row.error()));
+            // CPU per persist (user + system): the client's thread, and this whole process
+            // (client and the in-process target, which busy-polls).
+            const double persists =
+                static_cast<double>(std::max<std::size_t>(row->latency.count, 1));
+            report.context.emplace_back(
+                fmt::format("cpu per persist {} {} B", name, size),
+                fmt::format("client thread {:.1f} us, client + target {:.1f} us (p50 {:.1f} us)",
+                            (thread_cpu_seconds() - thread_before) / persists * 1e6,
+                            (process_cpu_seconds() - process_before) / persists * 1e6,
+                            row->latency.p50_us));
+            if (client_default_wait)
+                row->wait = "librpmem default (adaptive spin)";
             report.rows.push_back(std::move(*row));
         }
         return {};
@@ -224,9 +191,8 @@ private:
 // "strict 64: 1.08x raw-gpspm" lines: each rpmem row against its fabric counterpart.
 void add_ratios(Report& report) {
     const std::map<std::string, std::string> baseline_of = {
-        {"strict", "raw-gpspm"},
-        {"relaxed-gpspm", "raw-gpspm"},
-        {"relaxed-commit", "raw-commit"},
+        {"strict", "raw-gpspm"},        {"strict-adaptive", "raw-gpspm"},
+        {"relaxed-gpspm", "raw-gpspm"}, {"relaxed-commit", "raw-commit"},
         {"relaxed-apm", "raw-apm"},
     };
     for (const ResultRow& row : report.rows) {
@@ -246,13 +212,7 @@ void add_ratios(Report& report) {
     }
 }
 
-} // namespace
-
-int run_persist_command(std::span<const std::string_view> args, std::ostream& out,
-                        std::ostream& err) {
-    PersistOptions options;
-    if (const ScanResult scanned = parse_options(args, err, options); scanned != ScanResult::ok)
-        return usage_exit(scanned, kUsage, out, err);
+int run_persist(const PersistOptions& options, std::ostream& out, std::ostream& err) {
     const std::vector<int> cpus = usable_cpus();
     Report report;
     report.benchmark = "persist";
@@ -281,6 +241,36 @@ int run_persist_command(std::span<const std::string_view> args, std::ostream& ou
 
     return write_report(report, options.output.csv, options.output.output, "rpmem-bench persist",
                         out, err);
+}
+
+} // namespace
+
+void add_persist_command(CLI::App& app, CommandOutput& output) {
+    auto [command, options] = add_command(
+        app, "persist", "rpmem's replicated persists against the raw round trip, same run",
+        "Replicated persist latency through rpmem's data path (rpmemd's FabricTarget serving a\n"
+        "real pool file, the client's lanes) against the raw fabric round trip of the same\n"
+        "shape, both measured in this run on loopback. Rows: raw-gpspm, raw-commit, raw-apm (the\n"
+        "fabric), then strict (a plain rpmem_persist), strict-adaptive (the same with librpmem's\n"
+        "default wait: spin while it pays, else block), relaxed-commit, relaxed-gpspm,\n"
+        "relaxed-apm. The context lists each rpmem figure as a ratio to its raw counterpart, and\n"
+        "the CPU (user + system) per persist of the client's thread and of the whole process.",
+        kPoolFooter, output, &run_persist);
+    command->add_option("--provider", options->provider, "tcp (default) or sockets");
+    command->add_option("--sizes", options->sizes, "persist sizes (default 64,4K,64K,1M)")
+        ->delimiter(',')
+        ->transform(size_value());
+    command
+        ->add_option("--iterations", options->limits.iterations,
+                     "measured persists per row, at most (default 20000)")
+        ->check(CLI::PositiveNumber);
+    command
+        ->add_option("--duration", options->limits.duration,
+                     "stop a row after this many seconds (default 2)")
+        ->check(CLI::PositiveNumber);
+    command->add_option("--pool-dir", options->pool_dir,
+                        "where the target's pool file goes (default /dev/shm)");
+    add_output_options(*command, options->output);
 }
 
 } // namespace rpmem::bench

@@ -7,6 +7,11 @@
 // trip), both measured in this run. Persists per transaction come from librpmem's own count
 // (its close line at log level info), as the difference between a session that ran the
 // workload and one that only opened and closed the pool.
+//
+// With --replicas N (N > 1), a pool set with N REPLICA lines, to N rpmemd, runs the same
+// workload after the one-replica row, and the context gives its median as a ratio to the
+// one-replica median of this run (librpmem's fan-out makes N replicas cost about one), with the
+// CPU each transaction cost the program and the daemons.
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -23,15 +28,15 @@
 #include <link.h>
 #include <unistd.h>
 
+#include "bench_options.h"
 #include "command.h"
 #include "cpu_affinity.h"
-#include "option_scan.h"
 #include "pmemobj_workload.h"
+#include "process_cpu.h"
 #include "raw_baseline.h"
 #include "result_report.h"
 #include "rpmemd_process.h"
 #include "sampling.h"
-#include "value_parsers.h"
 #include "work_directory.h"
 
 namespace rpmem::bench {
@@ -45,71 +50,12 @@ struct PmemobjOptions {
     SampleLimits limits{.iterations = 20000, .duration = 3.0};
     std::size_t pool_size = 32 << 20;
     std::string pool_dir = "/dev/shm";
+    unsigned replicas = 1;
+    unsigned rounds = 1;
     fs::path rpmemd;
     fs::path librpmem;
     OutputOptions output;
 };
-
-constexpr std::string_view kUsage =
-    R"(usage: rpmem-bench pmemobj [OPTIONS]
-
-Small libpmemobj transactions (snapshot a 64-byte slot and a counter, rewrite, commit), first
-on a local pool, then on a pool set with a REPLICA line served by a real rpmemd on 127.0.0.1;
-libpmemobj loads librpmem.so.1 as it does in production. Rows: raw-commit and raw-gpspm at
-64 B (the fabric's one-op round trips), pmemobj-local, pmemobj-replicated. The context gives
-the persists each transaction made and the median replicated transaction as a ratio to
-(persists per transaction x raw-commit round trip).
-
-  --provider NAME      tcp (default) or sockets
-  --transactions N     measured transactions per row, at most (default 20000)
-  --duration SECONDS   stop a row after this long (default 3)
-  --pool-size SIZE     pool size (default 32M)
-  --pool-dir DIR       where the pool files go, both sides (default /dev/shm)
-  --rpmemd PATH        the daemon (default: this build tree's, else rpmemd from PATH)
-  --librpmem PATH      the library libpmemobj gets (default: this build tree's, else the
-                       system's librpmem.so.1)
-  --format FORMAT      json (default) or csv
-  --output FILE        write the results there instead of standard output
-
-Run with PMEM_IS_PMEM_FORCE=1 unless the pool directory is persistent memory.
-)";
-
-ScanResult parse_options(std::span<const std::string_view> args, std::ostream& err,
-                         PmemobjOptions& options) {
-    return scan_options(args, "rpmem-bench pmemobj", err,
-                        [&](std::string_view key, std::string_view value) {
-                            if (auto output = apply_output_option(key, value, options.output))
-                                return *output;
-                            bool ok = true;
-                            if (key == "--provider") {
-                                options.provider = std::string(value);
-                            } else if (key == "--transactions") {
-                                auto counts = parse_count_list(value);
-                                ok = counts && counts->size() == 1;
-                                if (ok)
-                                    options.limits.iterations = counts->front();
-                            } else if (key == "--duration") {
-                                auto seconds = parse_seconds(value);
-                                ok = seconds.has_value();
-                                if (seconds)
-                                    options.limits.duration = *seconds;
-                            } else if (key == "--pool-size") {
-                                auto size = parse_size(value);
-                                ok = size && *size >= (8 << 20);
-                                if (ok)
-                                    options.pool_size = *size;
-                            } else if (key == "--pool-dir") {
-                                options.pool_dir = std::string(value);
-                            } else if (key == "--rpmemd") {
-                                options.rpmemd = std::string(value);
-                            } else if (key == "--librpmem") {
-                                options.librpmem = std::string(value);
-                            } else {
-                                return OptionResult::unknown;
-                            }
-                            return ok ? OptionResult::applied : OptionResult::bad_value;
-                        });
-}
 
 struct DlCloser {
     void operator()(void* handle) const noexcept { ::dlclose(handle); }
@@ -168,6 +114,49 @@ Result<SessionUsage> last_session_usage(const fs::path& log) {
     return *last;
 }
 
+// The persists librpmem's last `sessions` usage lines count as posted by a sibling (fan-out).
+std::uint64_t posted_by_siblings(const fs::path& log, unsigned sessions) {
+    std::ifstream in(log);
+    std::vector<std::uint64_t> posted;
+    for (std::string line; std::getline(in, line);)
+        if (line.find(": closing pool set ") != std::string::npos)
+            posted.push_back(number_before(line, " persists posted by a sibling").value_or(0));
+    std::uint64_t total = 0;
+    for (std::size_t i = posted.size() > sessions ? posted.size() - sessions : 0; i < posted.size();
+         ++i)
+        total += posted[i];
+    return total;
+}
+
+// CPU per transaction of this process and of the daemons, over one row.
+class CpuMeter {
+public:
+    explicit CpuMeter(std::vector<pid_t> daemons)
+        : daemons_(std::move(daemons))
+        , client_(process_cpu_seconds())
+        , daemon_(daemons_cpu()) {}
+
+    std::string per(std::uint64_t operations) const {
+        const double client = process_cpu_seconds() - client_;
+        const double daemon = daemons_cpu() - daemon_;
+        const double n = static_cast<double>(std::max<std::uint64_t>(operations, 1));
+        return fmt::format("client {:.1f} us, daemons {:.1f} us (user + system)", client / n * 1e6,
+                           daemon / n * 1e6);
+    }
+
+private:
+    double daemons_cpu() const {
+        double total = 0;
+        for (pid_t pid : daemons_)
+            total += process_tree_cpu_seconds(pid);
+        return total;
+    }
+
+    std::vector<pid_t> daemons_;
+    double client_;
+    double daemon_;
+};
+
 Result<void> write_text(const fs::path& path, const std::string& text) {
     std::ofstream out(path);
     out << text;
@@ -176,9 +165,12 @@ Result<void> write_text(const fs::path& path, const std::string& text) {
     return {};
 }
 
-std::string pool_set_text(std::size_t size, const fs::path& part, const std::string& replica) {
-    return fmt::format("PMEMPOOLSET\n{} {}\n{}", size, part.string(),
-                       replica.empty() ? "" : "REPLICA " + replica + "\n");
+std::string pool_set_text(std::size_t size, const fs::path& part,
+                          const std::vector<std::string>& replicas) {
+    std::string text = fmt::format("PMEMPOOLSET\n{} {}\n", size, part.string());
+    for (const std::string& replica : replicas)
+        text += "REPLICA " + replica + "\n";
+    return text;
 }
 
 // One measured row of the workload on `pool_set`, opened (created before) by the caller.
@@ -209,7 +201,7 @@ public:
         // The local baseline: the same workload, no replica.
         const fs::path local_set = dir_ / "local.set";
         if (auto written =
-                write_text(local_set, pool_set_text(options_.pool_size, dir_ / "local.part0", ""));
+                write_text(local_set, pool_set_text(options_.pool_size, dir_ / "local.part0", {}));
             !written)
             return written;
         {
@@ -222,27 +214,36 @@ public:
             report.rows.push_back(std::move(*row));
         }
 
-        auto rpmemd = RpmemdProcess::start(options_.rpmemd, dir_ / "rpmemd", {});
-        if (!rpmemd)
-            return fail(std::move(rpmemd.error()));
-        rpmemd_ = std::move(*rpmemd);
-        report.context.emplace_back("rpmemd", fmt::format("{} on 127.0.0.1:{}, log {}",
-                                                          options_.rpmemd.string(), rpmemd_->port(),
-                                                          rpmemd_->log_file().string()));
-        if (auto written = write_text(rpmemd_->poolset_dir() / "bench.set",
-                                      pool_set_text(options_.pool_size, dir_ / "target.part0", ""));
-            !written)
-            return written;
+        // One rpmemd per replica, all with the first one's credentials.
+        for (unsigned k = 0; k < options_.replicas; ++k) {
+            auto rpmemd = RpmemdProcess::start(options_.rpmemd, dir_ / fmt::format("rpmemd{}", k),
+                                               {}, k == 0 ? nullptr : &rpmemd_[0]->credentials());
+            if (!rpmemd)
+                return fail(std::move(rpmemd.error()));
+            rpmemd_.push_back(std::move(*rpmemd));
+            RpmemdProcess& daemon = *rpmemd_.back();
+            report.context.emplace_back(fmt::format("rpmemd {}", k),
+                                        fmt::format("{} on 127.0.0.1:{}, log {}",
+                                                    options_.rpmemd.string(), daemon.port(),
+                                                    daemon.log_file().string()));
+            for (const char* set : {"bench.set", "group.set"})
+                if (auto written = write_text(
+                        daemon.poolset_dir() / set,
+                        pool_set_text(options_.pool_size,
+                                      dir_ / fmt::format("target{}-{}.part0", k, set), {}));
+                    !written)
+                    return written;
+        }
         const fs::path replicated_set = dir_ / "replicated.set";
         if (auto written = write_text(
-                replicated_set,
-                pool_set_text(options_.pool_size, dir_ / "replicated.part0",
-                              fmt::format("rpmem-bench@127.0.0.1:{} bench.set", rpmemd_->port())));
+                replicated_set, pool_set_text(options_.pool_size, dir_ / "replicated.part0",
+                                              {fmt::format("rpmem-bench@127.0.0.1:{} bench.set",
+                                                           rpmemd_[0]->port())}));
             !written)
             return written;
         // librpmem reads its settings once, at its first pool; none was opened yet.
         const fs::path client_log = dir_ / "librpmem.log";
-        const channel::CredentialFiles& tls = rpmemd_->credentials();
+        const channel::CredentialFiles& tls = rpmemd_[0]->credentials();
         ::setenv("RPMEM_TLS_CA", tls.ca_certificate.c_str(), 1);
         ::setenv("RPMEM_TLS_CERT", tls.client_certificate.c_str(), 1);
         ::setenv("RPMEM_TLS_KEY", tls.client_key.c_str(), 1);
@@ -271,10 +272,13 @@ public:
             if (!pool)
                 return fail(std::move(pool.error()));
             const std::uint64_t before = pool->committed();
+            const CpuMeter cpu(daemon_pids(1));
             auto row = run_workload("pmemobj-replicated", *pool, options_.limits);
             if (!row)
                 return fail(std::move(row.error()));
             transactions = pool->committed() - before;
+            report.context.emplace_back("cpu per transaction, pmemobj-replicated",
+                                        cpu.per(transactions));
             report.rows.push_back(std::move(*row));
         }
         auto busy = last_session_usage(client_log);
@@ -289,6 +293,12 @@ public:
             fmt::format("{:.2f} ({} round trips over {} transactions, librpmem's count)",
                         persists_per_transaction_, busy->round_trips() - idle->round_trips(),
                         transactions));
+        if (options_.replicas > 1) {
+            if (auto group = run_group(report); !group)
+                return group;
+            if (auto rounds = run_more_rounds(replicated_set, report); !rounds)
+                return rounds;
+        }
         work_->succeeded();
         return {};
     }
@@ -297,10 +307,101 @@ public:
     const fs::path& directory() const noexcept { return dir_; }
 
 private:
+    std::vector<pid_t> daemon_pids(unsigned count) const {
+        std::vector<pid_t> pids;
+        for (unsigned k = 0; k < count && k < rpmemd_.size(); ++k)
+            pids.push_back(rpmemd_[k]->pid());
+        return pids;
+    }
+
+    // The p50 of one more row of the workload on `pool_set`, added to the report.
+    Result<double> run_round(const fs::path& pool_set, const std::string& name, unsigned round,
+                             Report& report) {
+        auto pool = WorkloadPool::open(pool_set);
+        if (!pool)
+            return fail(std::move(pool.error()));
+        auto row = run_workload(name, *pool, options_.limits);
+        if (!row)
+            return fail(std::move(row.error()));
+        row->wait = fmt::format("librpmem default, round {}", round);
+        const double p50 = row->latency.p50_us;
+        report.rows.push_back(std::move(*row));
+        return p50;
+    }
+
+    // Rounds 2 .. R: one line, then N lines, in turn, so that the machine's drift hits both;
+    // the ratio of each round (round 1 included) and their median.
+    Result<void> run_more_rounds(const fs::path& replicated_set, Report& report) {
+        if (options_.rounds < 2)
+            return {};
+        const std::string name = fmt::format("pmemobj-replicas-{}", options_.replicas);
+        std::vector<double> ratios{p50_of(report, name, 64) /
+                                   p50_of(report, "pmemobj-replicated", 64)};
+        for (unsigned round = 2; round <= options_.rounds; ++round) {
+            auto one = run_round(replicated_set, "pmemobj-replicated", round, report);
+            if (!one)
+                return fail(std::move(one.error()));
+            auto group = run_round(dir_ / "group.set", name, round, report);
+            if (!group)
+                return fail(std::move(group.error()));
+            ratios.push_back(*group / *one);
+        }
+        std::string listed;
+        for (double ratio : ratios)
+            listed += fmt::format("{}{:.2f}x", listed.empty() ? "" : ", ", ratio);
+        std::vector<double> sorted = ratios;
+        std::sort(sorted.begin(), sorted.end());
+        const std::size_t middle = sorted.size() / 2;
+        const double median =
+            sorted.size() % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+        report.context.emplace_back(fmt::format("p50 {} / pmemobj-replicated by round", name),
+                                    fmt::format("{}; median {:.2f}x", listed, median));
+        return {};
+    }
+
+    // The same workload on a pool set with a REPLICA line per rpmemd.
+    Result<void> run_group(Report& report) {
+        std::vector<std::string> replicas;
+        for (const auto& daemon : rpmemd_)
+            replicas.push_back(fmt::format("rpmem-bench@127.0.0.1:{} group.set", daemon->port()));
+        const fs::path group_set = dir_ / "group.set";
+        if (auto written = write_text(
+                group_set, pool_set_text(options_.pool_size, dir_ / "group.part0", replicas));
+            !written)
+            return written;
+        {
+            auto created = WorkloadPool::create(group_set);
+            if (!created)
+                return fail(std::move(created.error()));
+        }
+        const std::string name = fmt::format("pmemobj-replicas-{}", options_.replicas);
+        std::uint64_t transactions = 0;
+        {
+            auto pool = WorkloadPool::open(group_set);
+            if (!pool)
+                return fail(std::move(pool.error()));
+            const std::uint64_t before = pool->committed();
+            const CpuMeter cpu(daemon_pids(options_.replicas));
+            auto row = run_workload(name, *pool, options_.limits);
+            if (!row)
+                return fail(std::move(row.error()));
+            transactions = pool->committed() - before;
+            report.context.emplace_back("cpu per transaction, " + name, cpu.per(transactions));
+            report.rows.push_back(std::move(*row));
+        } // closes the replicas: their usage lines
+        // librpmem's fan-out: the persists a sibling's call had posted, over the workload.
+        report.context.emplace_back(
+            "fan-out, " + name,
+            fmt::format("{} persists answered by a sibling's post in {} transactions",
+                        posted_by_siblings(dir_ / "librpmem.log", options_.replicas),
+                        transactions));
+        return {};
+    }
+
     const PmemobjOptions& options_;
     std::optional<WorkDirectory> work_; // first: removed after everything in it closed
     fs::path dir_;
-    std::unique_ptr<RpmemdProcess> rpmemd_;
+    std::vector<std::unique_ptr<RpmemdProcess>> rpmemd_;
     double persists_per_transaction_ = 0;
 };
 
@@ -317,6 +418,17 @@ void add_ratios(Report& report, double persists_per_transaction) {
             fmt::format("{:.1f} us = {:.2f}x ({:.2f} persists x {:.1f} us = {:.1f} us)", replicated,
                         replicated / floor, persists_per_transaction, round_trip, floor));
     }
+    for (const ResultRow& row : report.rows) {
+        // The first row of N lines (later rounds have their own line).
+        if (row.operation.rfind("pmemobj-replicas-", 0) != 0 || replicated <= 0 ||
+            row.wait.find("round") != std::string::npos)
+            continue;
+        const double group = p50_of(report, row.operation, 64);
+        report.context.emplace_back(
+            fmt::format("p50 {} vs pmemobj-replicated", row.operation),
+            fmt::format("{:.1f} us vs {:.1f} us = {:.2f}x (goal: 1.5x at most on one machine)",
+                        group, replicated, group / replicated));
+    }
     if (local > 0)
         report.context.emplace_back("p50 pmemobj-local",
                                     fmt::format("{:.1f} us (no replica)", local));
@@ -325,13 +437,8 @@ void add_ratios(Report& report, double persists_per_transaction) {
                                 "(GPSPM, sockets), ~370 us with APM");
 }
 
-} // namespace
-
-int run_pmemobj_command(std::span<const std::string_view> args, std::ostream& out,
-                        std::ostream& err) {
-    PmemobjOptions options;
-    if (const ScanResult scanned = parse_options(args, err, options); scanned != ScanResult::ok)
-        return usage_exit(scanned, kUsage, out, err);
+int run_pmemobj(const PmemobjOptions& given, std::ostream& out, std::ostream& err) {
+    PmemobjOptions options = given;
     if (options.rpmemd.empty())
         options.rpmemd = sibling_in_build_tree("rpmemd/rpmemd", "rpmemd");
     if (options.librpmem.empty())
@@ -375,6 +482,53 @@ int run_pmemobj_command(std::span<const std::string_view> args, std::ostream& ou
     add_ratios(report, persists_per_transaction);
     return write_report(report, options.output.csv, options.output.output, "rpmem-bench pmemobj",
                         out, err);
+}
+
+} // namespace
+
+void add_pmemobj_command(CLI::App& app, CommandOutput& output) {
+    auto [command, options] = add_command(
+        app, "pmemobj", "libpmemobj transactions on a replicated pool against the fabric's floor",
+        "Small libpmemobj transactions (snapshot a 64-byte slot and a counter, rewrite, commit),\n"
+        "first on a local pool, then on a pool set with a REPLICA line served by a real rpmemd\n"
+        "on 127.0.0.1; libpmemobj loads librpmem.so.1 as it does in production. Rows: raw-commit\n"
+        "and raw-gpspm at 64 B (the fabric's one-op round trips), pmemobj-local,\n"
+        "pmemobj-replicated. The context gives the persists each transaction made and the median\n"
+        "replicated transaction as a ratio to (persists per transaction x raw-commit round\n"
+        "trip). With --replicas N > 1, a row pmemobj-replicas-N follows (N REPLICA lines to N\n"
+        "rpmemd), and the context gives it as a ratio to pmemobj-replicated (one REPLICA line) of\n"
+        "the same run, and the CPU per transaction of this program and of the daemons (user +\n"
+        "system).",
+        kPoolFooter, output, &run_pmemobj);
+    command->add_option("--provider", options->provider, "tcp (default) or sockets");
+    command
+        ->add_option("--transactions", options->limits.iterations,
+                     "measured transactions per row, at most (default 20000)")
+        ->check(CLI::PositiveNumber);
+    command
+        ->add_option("--duration", options->limits.duration,
+                     "stop a row after this many seconds (default 3)")
+        ->check(CLI::PositiveNumber);
+    command->add_option("--pool-size", options->pool_size, "pool size (default 32M, at least 8M)")
+        ->transform(size_value())
+        ->check(CLI::Range(std::size_t{8} << 20, std::numeric_limits<std::size_t>::max()));
+    command->add_option("--pool-dir", options->pool_dir,
+                        "where the pool files go, both sides (default /dev/shm)");
+    command
+        ->add_option("--replicas", options->replicas,
+                     "also measure N REPLICA lines to N rpmemd (1 to 8; default 1)")
+        ->check(CLI::Range(1u, 8u));
+    command
+        ->add_option("--rounds", options->rounds,
+                     "with --replicas, measure one line and N lines R times in turn and give the "
+                     "ratio of each round and their median (default 1)")
+        ->check(CLI::Range(1u, 100u));
+    command->add_option("--rpmemd", options->rpmemd,
+                        "the daemon (default: this build tree's, else rpmemd from PATH)");
+    command->add_option("--librpmem", options->librpmem,
+                        "the library libpmemobj gets (default: this build tree's, else the "
+                        "system's librpmem.so.1)");
+    add_output_options(*command, options->output);
 }
 
 } // namespace rpmem::bench

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <latch>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,16 +19,15 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "bench_options.h"
 #include "command.h"
 #include "cpu_affinity.h"
 #include "fabric/deadline.h"
 #include "fabric/waiter.h"
 #include "latency_summary.h"
-#include "option_scan.h"
 #include "raw_client.h"
 #include "raw_target.h"
 #include "result_report.h"
-#include "value_parsers.h"
 
 namespace rpmem::bench {
 
@@ -56,95 +56,6 @@ struct RawOptions {
     std::size_t spin_us = 20;
     OutputOptions output;
 };
-
-constexpr std::string_view kUsage =
-    R"(usage: rpmem-bench raw [OPTIONS]
-
-Measures the fabric round trips the persistence methods are made of, on loopback, with the
-target in a thread of this process. One row per operation, lane count and size.
-
-  --provider NAME      tcp (default), sockets, verbs, or any FI_EP_MSG + RMA provider
-  --address ADDR       address to listen on and connect to (default 127.0.0.1)
-  --ops LIST           apm,gpspm,commit,batch (default: all)
-                         apm     write + 8-byte read, wait for the read
-                         gpspm   write + 32-byte send, wait for the 16-byte reply
-                         commit  write with FI_COMMIT_COMPLETE (where the provider honours it)
-                         batch   16 writes + one 8-byte read (MB/s counts all 16)
-  --sizes LIST         write sizes, K/M suffixes (default 8,64,256,1K,4K,16K,64K,256K,1M)
-  --lanes LIST         endpoints driven in parallel, one thread each (default 1,2)
-  --iterations N       measured iterations per lane and cell, at most (default 10000)
-  --warmup N           unmeasured iterations first (default iterations/10, at most 1000)
-  --duration SECONDS   stop a cell's measurement after this long (default 2)
-  --wait MODE          auto (default): busy-poll when every thread has a core, else
-                       adaptive; spin; adaptive
-  --spin-us N          spin budget of adaptive waiting, microseconds (default 20)
-  --format FORMAT      json (default) or csv
-  --output FILE        write the results there instead of standard output
-)";
-
-ScanResult parse_options(std::span<const std::string_view> args, std::ostream& err,
-                         RawOptions& options) {
-    return scan_options(args, "rpmem-bench raw", err,
-                        [&](std::string_view key, std::string_view value) {
-                            if (auto output = apply_output_option(key, value, options.output))
-                                return *output;
-                            bool ok = true;
-                            if (key == "--provider") {
-                                options.provider = std::string(value);
-                            } else if (key == "--address") {
-                                options.address = std::string(value);
-                            } else if (key == "--ops") {
-                                options.operations.clear();
-                                for (const std::string_view name : split_list(value)) {
-                                    const auto operation = parse_operation(name);
-                                    ok = ok && operation.has_value();
-                                    if (operation)
-                                        options.operations.push_back(*operation);
-                                }
-                                ok = ok && !options.operations.empty();
-                            } else if (key == "--sizes") {
-                                const auto sizes = parse_size_list(value);
-                                ok = sizes.has_value();
-                                if (sizes)
-                                    options.sizes = *sizes;
-                            } else if (key == "--lanes") {
-                                const auto lanes = parse_count_list(value);
-                                ok = lanes.has_value();
-                                if (lanes)
-                                    options.lanes = *lanes;
-                            } else if (key == "--iterations") {
-                                const auto counts = parse_count_list(value);
-                                ok = counts.has_value() && counts->size() == 1;
-                                if (ok)
-                                    options.iterations = counts->front();
-                            } else if (key == "--warmup" || key == "--spin-us") {
-                                // Zero is meaningful here: no warmup, or block at once.
-                                const auto number = parse_size(value);
-                                ok = number.has_value() && value == std::to_string(*number);
-                                if (ok && key == "--warmup")
-                                    options.warmup = *number;
-                                else if (ok)
-                                    options.spin_us = *number;
-                            } else if (key == "--duration") {
-                                const auto seconds = parse_seconds(value);
-                                ok = seconds.has_value();
-                                if (seconds)
-                                    options.duration = *seconds;
-                            } else if (key == "--wait") {
-                                if (value == "auto")
-                                    options.wait = WaitMode::automatic;
-                                else if (value == "spin")
-                                    options.wait = WaitMode::spin;
-                                else if (value == "adaptive")
-                                    options.wait = WaitMode::adaptive;
-                                else
-                                    ok = false;
-                            } else {
-                                return OptionResult::unknown;
-                            }
-                            return ok ? OptionResult::applied : OptionResult::bad_value;
-                        });
-}
 
 // The measurement of one cell, per lane thread.
 struct LaneRun {
@@ -314,12 +225,7 @@ Result<ResultRow> RawBenchmark::measure(const Cell& cell) {
     return row;
 }
 
-} // namespace
-
-int run_raw_command(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
-    RawOptions options;
-    if (const ScanResult scanned = parse_options(args, err, options); scanned != ScanResult::ok)
-        return usage_exit(scanned, kUsage, out, err);
+int run_raw(const RawOptions& options, std::ostream& out, std::ostream& err) {
     RawBenchmark benchmark(options, usable_cpus());
     auto report = benchmark.run(err);
     if (!report) {
@@ -328,6 +234,67 @@ int run_raw_command(std::span<const std::string_view> args, std::ostream& out, s
     }
     return write_report(*report, options.output.csv, options.output.output, "rpmem-bench raw", out,
                         err);
+}
+
+} // namespace
+
+void add_raw_command(CLI::App& app, CommandOutput& output) {
+    auto [command, options] = add_command(
+        app, "raw", "fabric round trips on loopback: write+read, write+send+reply, commit, batch",
+        "Measures the fabric round trips the persistence methods are made of, on loopback, with\n"
+        "the target in a thread of this process. One row per operation, lane count and size.",
+        "", output, &run_raw);
+    command->add_option("--provider", options->provider,
+                        "tcp (default), sockets, verbs, or any FI_EP_MSG + RMA provider");
+    command->add_option("--address", options->address,
+                        "address to listen on and connect to (default 127.0.0.1)");
+    std::map<std::string, RawOperation> operations;
+    for (RawOperation operation :
+         {RawOperation::apm, RawOperation::gpspm, RawOperation::commit, RawOperation::batch})
+        operations.emplace(std::string(to_string(operation)), operation);
+    command
+        ->add_option("--ops", options->operations,
+                     "apm,gpspm,commit,batch (default: all). apm: write + 8-byte read, wait for "
+                     "the read; gpspm: write + 32-byte send, wait for the 16-byte reply; commit: "
+                     "write with FI_COMMIT_COMPLETE (where the provider honours it); batch: 16 "
+                     "writes + one 8-byte read (MB/s counts all 16)")
+        ->delimiter(',')
+        ->transform(CLI::CheckedTransformer(operations))
+        ->type_name("OP[,OP...]");
+    command
+        ->add_option("--sizes", options->sizes,
+                     "write sizes, K/M suffixes (default 8,64,256,1K,4K,16K,64K,256K,1M)")
+        ->delimiter(',')
+        ->transform(size_value());
+    command
+        ->add_option("--lanes", options->lanes,
+                     "endpoints driven in parallel, one thread each (default 1,2)")
+        ->delimiter(',')
+        ->check(CLI::PositiveNumber);
+    command
+        ->add_option("--iterations", options->iterations,
+                     "measured iterations per lane and cell, at most (default 10000)")
+        ->check(CLI::PositiveNumber);
+    // Zero is meaningful for these two: no warmup, or block at once.
+    command->add_option_function<std::size_t>(
+        "--warmup", [options = options](std::size_t count) { options->warmup = count; },
+        "unmeasured iterations first (default iterations/10, at most 1000)");
+    command
+        ->add_option("--duration", options->duration,
+                     "stop a cell's measurement after this many seconds (default 2)")
+        ->check(CLI::PositiveNumber);
+    command
+        ->add_option("--wait", options->wait,
+                     "auto (default): busy-poll when every thread has a core, else adaptive; "
+                     "spin; adaptive")
+        ->transform(CLI::CheckedTransformer(
+            std::map<std::string, WaitMode>{{"auto", WaitMode::automatic},
+                                            {"spin", WaitMode::spin},
+                                            {"adaptive", WaitMode::adaptive}}))
+        ->type_name("MODE");
+    command->add_option("--spin-us", options->spin_us,
+                        "spin budget of adaptive waiting, microseconds (default 20)");
+    add_output_options(*command, options->output);
 }
 
 } // namespace rpmem::bench

@@ -2,6 +2,7 @@
 #include "result_report.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 
@@ -9,6 +10,7 @@
 #include <fmt/ostream.h>
 
 #include "command.h"
+#include "json_text.h"
 
 namespace rpmem::bench {
 
@@ -24,43 +26,38 @@ void ResultRow::summarise(std::vector<std::uint64_t>& samples_ns, double wall_se
 
 namespace {
 
-std::string quote(const std::string& text) {
-    std::string quoted = "\"";
-    for (const char c : text) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (c == '"' || c == '\\') {
-            quoted += '\\';
-            quoted += c;
-        } else if (byte < 0x20) {
-            quoted += fmt::format("\\u{:04x}", byte);
-        } else {
-            quoted += c;
-        }
-    }
-    return quoted + "\"";
+// A figure with `decimals` digits after the point, as the CSV prints it.
+double rounded(double value, int decimals) {
+    const double scale = std::pow(10.0, decimals);
+    return std::round(value * scale) / scale;
 }
 
 } // namespace
 
 void Report::write_json(std::ostream& out) const {
-    fmt::print(out, "{{\n  \"benchmark\": {},\n  \"context\": {{", quote(benchmark));
-    for (std::size_t i = 0; i < context.size(); ++i)
-        fmt::print(out, "{}\n    {}: {}", i == 0 ? "" : ",", quote(context[i].first),
-                   quote(context[i].second));
-    fmt::print(out, "\n  }},\n  \"results\": [");
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        const ResultRow& row = rows[i];
-        fmt::print(out,
-                   "{}\n    {{\"operation\": {}, \"size\": {}, \"lanes\": {}, \"wait\": {}, "
-                   "\"iterations\": {}, \"min_us\": {:.2f}, \"p50_us\": {:.2f}, "
-                   "\"p99_us\": {:.2f}, \"max_us\": {:.2f}, \"mean_us\": {:.2f}, "
-                   "\"seconds\": {:.3f}, \"mb_per_s\": {:.1f}, \"ops_per_s\": {:.0f}}}",
-                   i == 0 ? "" : ",", quote(row.operation), row.size, row.lanes, quote(row.wait),
-                   row.latency.count, row.latency.min_us, row.latency.p50_us, row.latency.p99_us,
-                   row.latency.max_us, row.latency.mean_us, row.seconds, row.mb_per_s,
-                   row.ops_per_s);
-    }
-    fmt::print(out, "\n  ]\n}}\n");
+    tools::Json context_json = tools::Json::object();
+    for (const auto& [key, value] : context)
+        context_json[key] = value;
+    tools::Json results = tools::Json::array();
+    for (const ResultRow& row : rows)
+        results.push_back({
+            {"operation", row.operation},
+            {"size", row.size},
+            {"lanes", row.lanes},
+            {"wait", row.wait},
+            {"iterations", row.latency.count},
+            {"min_us", rounded(row.latency.min_us, 2)},
+            {"p50_us", rounded(row.latency.p50_us, 2)},
+            {"p99_us", rounded(row.latency.p99_us, 2)},
+            {"max_us", rounded(row.latency.max_us, 2)},
+            {"mean_us", rounded(row.latency.mean_us, 2)},
+            {"seconds", rounded(row.seconds, 3)},
+            {"mb_per_s", rounded(row.mb_per_s, 1)},
+            {"ops_per_s", rounded(row.ops_per_s, 0)},
+        });
+    const tools::Json document = {
+        {"benchmark", benchmark}, {"context", std::move(context_json)}, {"results", results}};
+    out << document.dump(2, ' ', false, tools::Json::error_handler_t::replace) << "\n";
 }
 
 void Report::write_csv(std::ostream& out) const {

@@ -28,18 +28,17 @@
 #include <fmt/ostream.h>
 #include <unistd.h>
 
+#include "bench_options.h"
 #include "client/extent_digest.h"
 #include "client/replica.h"
 #include "command.h"
 #include "cpu_affinity.h"
-#include "option_scan.h"
 #include "poolset/parser.h"
 #include "poolset/pool_mapping.h"
 #include "raw_baseline.h"
 #include "result_report.h"
 #include "rpmemd_process.h"
 #include "sampling.h"
-#include "value_parsers.h"
 #include "work_directory.h"
 
 namespace rpmem::bench {
@@ -64,70 +63,6 @@ struct ResyncOptions {
     fs::path rpmemd;
     OutputOptions output;
 };
-
-constexpr std::string_view kUsage =
-    R"(usage: rpmem-bench resync [OPTIONS]
-
-The online resync of a degraded replica (on-replica-failure = continue) against the raw
-write bandwidth of the fabric, both measured in this run on loopback. A real rpmemd serves
-the pool; each round kills it with SIGKILL, persists the chosen fraction of the pool while
-the replica is degraded (4 KiB extents in random order, spread over the pool: only the dirty
-map records them), restarts rpmemd on the same port and waits until the replica's recovery
-thread has reconnected and copied the missed extents. The resync time runs from the new
-session's install (state resyncing) to in_sync; the reconnect (backoff, TLS, open, lanes)
-is reported apart. After each round the target's copy must equal the local pool (digests).
-
-Rows: raw-batch at 64K and 1M (16 RMA writes + one 8-byte read; MB/s counts all 16), then
-resync-FRACTION per fraction (size: bytes dirty per round, one sample per round). The
-context gives each resync's throughput (bytes / p50 time) in MiB/s and as a ratio to the raw
-write bandwidths (bytes / p50 time of a batch).
-
-  --provider NAME      tcp (default) or sockets
-  --pool-size SIZE     pool size (default 256M; at least 2M, a multiple of 4K)
-  --dirty LIST         fractions of the pool written while degraded (default 0.01,0.1,1)
-  --repeat N           rounds per fraction (default 3)
-  --pool-dir DIR       where the pool files go, both sides (default /dev/shm)
-  --rpmemd PATH        the daemon (default: this build tree's, else rpmemd from PATH)
-  --format FORMAT      json (default) or csv
-  --output FILE        write the results there instead of standard output
-
-Run with PMEM_IS_PMEM_FORCE=1 unless the pool directory is persistent memory.
-)";
-
-ScanResult parse_options(std::span<const std::string_view> args, std::ostream& err,
-                         ResyncOptions& options) {
-    return scan_options(args, "rpmem-bench resync", err,
-                        [&](std::string_view key, std::string_view value) {
-                            if (auto output = apply_output_option(key, value, options.output))
-                                return *output;
-                            bool ok = true;
-                            if (key == "--provider") {
-                                options.provider = std::string(value);
-                            } else if (key == "--pool-size") {
-                                auto size = parse_size(value);
-                                ok = size && *size >= (2 << 20) && *size % kExtent == 0;
-                                if (ok)
-                                    options.pool_size = *size;
-                            } else if (key == "--dirty") {
-                                auto fractions = parse_fraction_list(value);
-                                ok = fractions.has_value();
-                                if (fractions)
-                                    options.dirty = *fractions;
-                            } else if (key == "--repeat") {
-                                auto counts = parse_count_list(value);
-                                ok = counts && counts->size() == 1;
-                                if (ok)
-                                    options.repeat = counts->front();
-                            } else if (key == "--pool-dir") {
-                                options.pool_dir = std::string(value);
-                            } else if (key == "--rpmemd") {
-                                options.rpmemd = std::string(value);
-                            } else {
-                                return OptionResult::unknown;
-                            }
-                            return ok ? OptionResult::applied : OptionResult::bad_value;
-                        });
-}
 
 // Waits until `done()` holds, polling every millisecond; false after kPatience.
 template <typename Condition>
@@ -393,13 +328,8 @@ void add_results(Report& report, const std::vector<ResyncRounds>& results) {
     }
 }
 
-} // namespace
-
-int run_resync_command(std::span<const std::string_view> args, std::ostream& out,
-                       std::ostream& err) {
-    ResyncOptions options;
-    if (const ScanResult scanned = parse_options(args, err, options); scanned != ScanResult::ok)
-        return usage_exit(scanned, kUsage, out, err);
+int run_resync(const ResyncOptions& given, std::ostream& out, std::ostream& err) {
+    ResyncOptions options = given;
     if (options.rpmemd.empty())
         options.rpmemd = sibling_in_build_tree("rpmemd/rpmemd", "rpmemd");
 
@@ -437,6 +367,53 @@ int run_resync_command(std::span<const std::string_view> args, std::ostream& out
     add_results(report, results);
     return write_report(report, options.output.csv, options.output.output, "rpmem-bench resync",
                         out, err);
+}
+
+} // namespace
+
+void add_resync_command(CLI::App& app, CommandOutput& output) {
+    auto [command, options] = add_command(
+        app, "resync", "a degraded replica's online resync against the raw write bandwidth",
+        "The online resync of a degraded replica (on-replica-failure = continue) against the raw\n"
+        "write bandwidth of the fabric, both measured in this run on loopback. A real rpmemd\n"
+        "serves the pool; each round kills it with SIGKILL, persists the chosen fraction of the\n"
+        "pool while the replica is degraded (4 KiB extents in random order, spread over the\n"
+        "pool: only the dirty map records them), restarts rpmemd on the same port and waits\n"
+        "until the replica's recovery thread has reconnected and copied the missed extents. The\n"
+        "resync time runs from the new session's install (state resyncing) to in_sync; the\n"
+        "reconnect (backoff, TLS, open, lanes) is reported apart. After each round the target's\n"
+        "copy must equal the local pool (digests).\n"
+        "\n"
+        "Rows: raw-batch at 64K and 1M (16 RMA writes + one 8-byte read; MB/s counts all 16),\n"
+        "then resync-FRACTION per fraction (size: bytes dirty per round, one sample per round).\n"
+        "The context gives each resync's throughput (bytes / p50 time) in MiB/s and as a ratio\n"
+        "to the raw write bandwidths (bytes / p50 time of a batch).",
+        kPoolFooter, output, &run_resync);
+    command->add_option("--provider", options->provider, "tcp (default) or sockets");
+    command
+        ->add_option("--pool-size", options->pool_size,
+                     "pool size (default 256M; at least 2M, a multiple of 4K)")
+        ->transform(size_value())
+        ->check(CLI::Validator(
+            [](const std::string& text) {
+                const std::size_t size = std::stoull(text);
+                return size >= (2 << 20) && size % kExtent == 0
+                           ? std::string()
+                           : std::string("takes at least 2M, a multiple of 4K");
+            },
+            "SIZE"));
+    command
+        ->add_option("--dirty", options->dirty,
+                     "fractions of the pool written while degraded (default 0.01,0.1,1)")
+        ->delimiter(',')
+        ->check(CLI::PositiveNumber & CLI::Range(0.0, 1.0));
+    command->add_option("--repeat", options->repeat, "rounds per fraction (default 3)")
+        ->check(CLI::PositiveNumber);
+    command->add_option("--pool-dir", options->pool_dir,
+                        "where the pool files go, both sides (default /dev/shm)");
+    command->add_option("--rpmemd", options->rpmemd,
+                        "the daemon (default: this build tree's, else rpmemd from PATH)");
+    add_output_options(*command, options->output);
 }
 
 } // namespace rpmem::bench

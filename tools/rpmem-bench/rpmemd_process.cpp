@@ -43,18 +43,23 @@ Result<std::uint16_t> wait_for_port(const fs::path& port_file, pid_t pid, const 
 
 Result<std::unique_ptr<RpmemdProcess>>
 RpmemdProcess::start(const fs::path& rpmemd, const fs::path& directory,
-                     const std::vector<std::string>& config_lines) {
+                     const std::vector<std::string>& config_lines,
+                     const channel::CredentialFiles* shared) {
     std::unique_ptr<RpmemdProcess> process(new RpmemdProcess);
-    channel::CredentialOptions options;
-    options.server_names = {"localhost", "127.0.0.1"};
-    options.client_identity = "rpmem-bench";
-    auto credentials = channel::write_credentials(directory / "tls", options);
-    if (!credentials)
-        return fail(std::move(credentials.error()));
+    if (shared != nullptr) {
+        process->credentials_ = *shared;
+    } else {
+        channel::CredentialOptions options;
+        options.server_names = {"localhost", "127.0.0.1"};
+        options.client_identity = "rpmem-bench";
+        auto credentials = channel::write_credentials(directory / "tls", options);
+        if (!credentials)
+            return fail(std::move(credentials.error()));
+        process->credentials_ = *credentials;
+    }
     process->binary_ = rpmemd;
     process->directory_ = directory;
     process->config_lines_ = config_lines;
-    process->credentials_ = *credentials;
     process->poolset_dir_ = directory / "pools";
     process->log_file_ = directory / "rpmemd.log";
     std::error_code error;

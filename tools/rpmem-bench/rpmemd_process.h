@@ -21,10 +21,12 @@ namespace rpmem::bench {
 class RpmemdProcess {
 public:
     // `rpmemd` is the binary (a bare name is looked up in PATH); `config_lines` are extra
-    // `key = value` lines for its config.
+    // `key = value` lines for its config; `shared` (when not null): another daemon's
+    // credentials, so that one client reaches both, instead of new ones.
     static Result<std::unique_ptr<RpmemdProcess>>
     start(const std::filesystem::path& rpmemd, const std::filesystem::path& directory,
-          const std::vector<std::string>& config_lines);
+          const std::vector<std::string>& config_lines,
+          const channel::CredentialFiles* shared = nullptr);
     ~RpmemdProcess();
     RpmemdProcess(const RpmemdProcess&) = delete;
     RpmemdProcess& operator=(const RpmemdProcess&) = delete;
@@ -36,6 +38,7 @@ public:
     Result<void> restart();
 
     std::uint16_t port() const noexcept { return port_; }
+    pid_t pid() const noexcept { return pid_; }
     const std::filesystem::path& poolset_dir() const noexcept { return poolset_dir_; }
     const std::filesystem::path& log_file() const noexcept { return log_file_; }
     const channel::CredentialFiles& credentials() const noexcept { return credentials_; }

@@ -2,79 +2,36 @@
 #pragma once
 
 #include <ostream>
-#include <span>
 #include <string_view>
+
+#include "base/error.h"
+#include "command_line.h"
 
 namespace rpmem::tools {
 
-// Exit statuses shared by every rpmemctl subcommand.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1; // the thing checked is invalid, or the operation failed
-inline constexpr int kExitUsage = 2;   // the command line itself is wrong
+// Each rpmemctl subcommand, in its own file, adds itself to the program's CLI11 App: its
+// arguments, its help, and the run that the parsed command line leads to.
 
-// True when the first argument asks for help (`--help` or `-h`); `usage` has then gone to `out`
-// and the subcommand returns kExitOk.
-inline bool printed_help(std::span<const std::string_view> args, std::string_view usage,
-                         std::ostream& out) {
-    if (args.empty() || (args[0] != "--help" && args[0] != "-h"))
-        return false;
-    out << usage;
-    return true;
+void add_init_command(CLI::App& app, CommandOutput& output);    // init_command.cpp
+void add_status_command(CLI::App& app, CommandOutput& output);  // status_command.cpp
+void add_events_command(CLI::App& app, CommandOutput& output);  // events_command.cpp
+void add_create_command(CLI::App& app, CommandOutput& output);  // create_command.cpp
+void add_info_command(CLI::App& app, CommandOutput& output);    // info_command.cpp
+void add_remove_command(CLI::App& app, CommandOutput& output);  // remove_command.cpp
+void add_poolset_command(CLI::App& app, CommandOutput& output); // poolset_command.cpp
+void add_verify_command(CLI::App& app, CommandOutput& output);  // verify_command.cpp
+
+// Reports a failed step as "rpmemctl COMMAND: what failed" on `err`; returns kExitFailure.
+inline int report_failure(std::ostream& err, std::string_view command, const Error& error) {
+    err << "rpmemctl " << command << ": " << error.message() << "\n";
+    return kExitFailure;
 }
 
-// How a subcommand with an option parser starts: help (kExitOk); else `parse(args, err)`, whose
-// failure (already explained on `err`) prints `usage` on `err` (kExitUsage); else `run` with
-// the parsed options, whose exit status it returns.
-template <typename Parse, typename Run>
-int run_parsed(std::span<const std::string_view> args, std::string_view usage, std::ostream& out,
-               std::ostream& err, Parse parse, Run run) {
-    if (printed_help(args, usage, out))
-        return kExitOk;
-    auto options = parse(args, err);
-    if (!options) {
-        err << usage;
-        return kExitUsage;
-    }
-    return run(*options);
-}
-
-// One rpmemctl subcommand: its name, a one-line summary for the top-level help, and the
-// function that runs it with the arguments after its name. Subcommands write results to `out`
-// and diagnostics to `err`, and return an exit status; they never call exit().
-struct Command {
-    std::string_view name;
-    std::string_view summary;
-    int (*run)(std::span<const std::string_view> args, std::ostream& out, std::ostream& err);
-};
-
-// `rpmemctl poolset ...` (poolset_command.cpp).
-int run_poolset_command(std::span<const std::string_view> args, std::ostream& out,
-                        std::ostream& err);
-
-// `rpmemctl init ...` (init_command.cpp).
-int run_init_command(std::span<const std::string_view> args, std::ostream& out, std::ostream& err);
-
-// `rpmemctl status ...` (status_command.cpp).
-int run_status_command(std::span<const std::string_view> args, std::ostream& out,
-                       std::ostream& err);
-
-// `rpmemctl events ...` (events_command.cpp).
-int run_events_command(std::span<const std::string_view> args, std::ostream& out,
-                       std::ostream& err);
-
-// `rpmemctl create ...` (create_command.cpp).
-int run_create_command(std::span<const std::string_view> args, std::ostream& out,
-                       std::ostream& err);
-
-// `rpmemctl remove ...` (remove_command.cpp).
-int run_remove_command(std::span<const std::string_view> args, std::ostream& out,
-                       std::ostream& err);
-
-// `rpmemctl info ...` (info_command.cpp).
-int run_info_command(std::span<const std::string_view> args, std::ostream& out, std::ostream& err);
-
-// `rpmemctl verify ...` (verify_command.cpp).
-int run_verify_command(std::span<const std::string_view> args, std::ostream& out,
-                       std::ostream& err);
+// The footer of every subcommand talking to rpmemd: how it authenticates, its exit statuses.
+inline constexpr const char* kRemoteFooter =
+    "TARGET is rpmemd's [user@]HOST[:PORT]. rpmemctl connects over mutual TLS with the client\n"
+    "credentials of RPMEM_TLS_CA, RPMEM_TLS_CERT and RPMEM_TLS_KEY or the client config file.\n"
+    "\n"
+    "Exit status: 0 done, 1 failed, 2 usage error.";
 
 } // namespace rpmem::tools

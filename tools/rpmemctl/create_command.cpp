@@ -17,93 +17,14 @@ namespace rpmem::tools {
 
 namespace {
 
-constexpr std::string_view kUsage =
-    "usage: rpmemctl create [user@]HOST[:PORT] SET [--size N] [--signature SIG [--major N]\n"
-    "                       [--singlehdr]]\n"
-    "\n"
-    "Creates the pool described by the pool set file SET (relative to rpmemd's pool set\n"
-    "directory). Without --signature the pool gets no headers: the set must say OPTION NOHDRS.\n"
-    "\n"
-    "  --size N          the remote pool must hold at least N bytes (suffixes K, M, G, ...)\n"
-    "  --signature SIG   write pool headers with this signature (at most 8 characters), random\n"
-    "                    pool set and pool UUIDs, and the target's architecture flags\n"
-    "  --major N         the headers' major version (default 1)\n"
-    "  --singlehdr       set the SINGLEHDR feature (the set must say OPTION SINGLEHDR)\n"
-    "\n"
-    "Exit status: 0 done, 1 failed, 2 usage error.\n";
-
 struct CreateOptions {
-    std::string_view target;
-    std::string_view pool_set;
+    std::string target;
+    std::string pool_set;
     std::uint64_t size = 0;
     std::optional<std::string> signature;
     std::uint32_t major = 1;
     bool single_header = false;
 };
-
-std::optional<CreateOptions> parse(std::span<const std::string_view> args, std::ostream& err) {
-    CreateOptions options;
-    std::vector<std::string_view> positional;
-    bool has_major = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        std::string_view arg = args[i];
-        auto value = [&]() -> std::optional<std::string_view> {
-            if (i + 1 < args.size())
-                return args[++i];
-            err << "rpmemctl create: " << arg << " needs a value\n";
-            return std::nullopt;
-        };
-        if (arg == "--size") {
-            auto text = value();
-            if (!text)
-                return std::nullopt;
-            auto size = poolset::parse_size(*text);
-            if (!size) {
-                err << "rpmemctl create: --size: " << size.error().message() << "\n";
-                return std::nullopt;
-            }
-            options.size = *size;
-        } else if (arg == "--signature") {
-            auto text = value();
-            if (!text)
-                return std::nullopt;
-            if (text->empty() || text->size() > PoolAttributes::kSignatureLength) {
-                err << "rpmemctl create: --signature takes 1 to 8 characters\n";
-                return std::nullopt;
-            }
-            options.signature = std::string(*text);
-        } else if (arg == "--major") {
-            auto text = value();
-            if (!text)
-                return std::nullopt;
-            auto number = poolset::parse_size(*text);
-            if (!number || *number == 0 || *number > 0xffffffffu) {
-                err << "rpmemctl create: --major takes a positive 32-bit number\n";
-                return std::nullopt;
-            }
-            options.major = static_cast<std::uint32_t>(*number);
-            has_major = true;
-        } else if (arg == "--singlehdr") {
-            options.single_header = true;
-        } else if (arg.starts_with("-") || positional.size() == 2) {
-            err << "rpmemctl create: unexpected argument '" << arg << "'\n";
-            return std::nullopt;
-        } else {
-            positional.push_back(arg);
-        }
-    }
-    if (positional.size() != 2) {
-        err << "rpmemctl create: expected a target and a pool set name\n";
-        return std::nullopt;
-    }
-    if (!options.signature && (has_major || options.single_header)) {
-        err << "rpmemctl create: --major and --singlehdr go with --signature\n";
-        return std::nullopt;
-    }
-    options.target = positional[0];
-    options.pool_set = positional[1];
-    return options;
-}
 
 PoolAttributes attributes_of(const CreateOptions& options) {
     PoolAttributes attributes;
@@ -118,56 +39,82 @@ PoolAttributes attributes_of(const CreateOptions& options) {
     return attributes;
 }
 
+int run_create(const CreateOptions& options, std::ostream& out, std::ostream& err) {
+    auto remote = RemoteTarget::from(options.target);
+    if (!remote)
+        return report_failure(err, "create", remote.error());
+    auto control = remote->connect();
+    if (!control)
+        return report_failure(err, "create", control.error());
+    protocol::CreateRequest request;
+    request.pool_set = std::string(options.pool_set);
+    request.pool_size = options.size;
+    request.lanes = 1;
+    request.provider = remote->provider();
+    request.persist_method = remote->persist_method();
+    request.attributes = attributes_of(options);
+    std::string what = "creating " + request.pool_set + " on " + remote->target.to_string();
+    auto created = channel::expect<protocol::CreateReply>((*control)->call(request), what);
+    if (!created) {
+        report_failure(err, "create", created.error());
+        const Error& error = created.error();
+        if (!options.signature && error.source() == ErrorSource::remote &&
+            error.native_code() == static_cast<int>(protocol::Status::pool_config))
+            err << "rpmemctl create: without --signature the pool gets no headers; if the set "
+                   "has headers, add --signature SIG (PMEMOBJ for a libpmemobj pool), or "
+                   "put OPTION NOHDRS in the set for a pool without them\n";
+        return kExitFailure;
+    }
+    auto closed = channel::expect<protocol::CloseReply>((*control)->call(protocol::CloseRequest{}),
+                                                        "closing it");
+    (*control)->close();
+    if (!closed)
+        return report_failure(err, "create", closed.error());
+    std::uint64_t size = created->data_path.pool_size;
+    out << "created " << request.pool_set << " on " << remote->target.to_string() << ": "
+        << poolset::format_size(size) << " (" << size << " bytes), "
+        << (request.attributes.is_zero()
+                ? "no headers"
+                : "headers with signature " + signature_text(request.attributes))
+        << "\n";
+    return kExitOk;
+}
+
 } // namespace
 
-int run_create_command(std::span<const std::string_view> args, std::ostream& out,
-                       std::ostream& err) {
-    return run_parsed(args, kUsage, out, err, parse, [&](const CreateOptions& options) {
-        auto remote = RemoteTarget::from(options.target);
-        if (!remote) {
-            err << "rpmemctl create: " << remote.error().message() << "\n";
-            return kExitFailure;
-        }
-        auto control = remote->connect();
-        if (!control) {
-            err << "rpmemctl create: " << control.error().message() << "\n";
-            return kExitFailure;
-        }
-        protocol::CreateRequest request;
-        request.pool_set = std::string(options.pool_set);
-        request.pool_size = options.size;
-        request.lanes = 1;
-        request.provider = remote->provider();
-        request.persist_method = remote->persist_method();
-        request.attributes = attributes_of(options);
-        std::string what = "creating " + request.pool_set + " on " + remote->target.to_string();
-        auto created = channel::expect<protocol::CreateReply>((*control)->call(request), what);
-        if (!created) {
-            err << "rpmemctl create: " << created.error().message() << "\n";
-            const Error& error = created.error();
-            if (!options.signature && error.source() == ErrorSource::remote &&
-                error.native_code() == static_cast<int>(protocol::Status::pool_config))
-                err << "rpmemctl create: without --signature the pool gets no headers; if the set "
-                       "has headers, add --signature SIG (PMEMOBJ for a libpmemobj pool), or "
-                       "put OPTION NOHDRS in the set for a pool without them\n";
-            return kExitFailure;
-        }
-        auto closed = channel::expect<protocol::CloseReply>(
-            (*control)->call(protocol::CloseRequest{}), "closing it");
-        (*control)->close();
-        if (!closed) {
-            err << "rpmemctl create: " << closed.error().message() << "\n";
-            return kExitFailure;
-        }
-        std::uint64_t size = created->data_path.pool_size;
-        out << "created " << request.pool_set << " on " << remote->target.to_string() << ": "
-            << poolset::format_size(size) << " (" << size << " bytes), "
-            << (request.attributes.is_zero()
-                    ? "no headers"
-                    : "headers with signature " + signature_text(request.attributes))
-            << "\n";
-        return kExitOk;
-    });
+void add_create_command(CLI::App& app, CommandOutput& output) {
+    auto [command, options] = add_command(
+        app, "create", "create a pool on rpmemd",
+        "Create the pool described by the pool set file SET (relative to rpmemd's pool set\n"
+        "directory), without an initiator pool behind it. Without --signature the pool gets no\n"
+        "headers: the set must say OPTION NOHDRS.",
+        kRemoteFooter, output, &run_create);
+    command->add_option("TARGET", options->target, "rpmemd, as [user@]HOST[:PORT]")->required();
+    command->add_option("SET", options->pool_set, "the pool set file, as rpmemd names it")
+        ->required();
+    command
+        ->add_option("--size", options->size,
+                     "the remote pool must hold at least this many bytes (suffixes K, M, G, ...)")
+        ->transform(byte_size());
+    CLI::Option* signature =
+        command
+            ->add_option("--signature", options->signature,
+                         "write pool headers with this signature (PMEMOBJ for a libpmemobj pool), "
+                         "random pool set and pool UUIDs and the target's architecture flags")
+            ->check(
+                [](const std::string& text) {
+                    return text.empty() || text.size() > PoolAttributes::kSignatureLength
+                               ? std::string("takes 1 to 8 characters")
+                               : std::string();
+                },
+                "1-8 CHARACTERS");
+    command->add_option("--major", options->major, "the headers' major version (default 1)")
+        ->check(CLI::Range(1u, 0xffffffffu))
+        ->needs(signature);
+    command
+        ->add_flag("--singlehdr", options->single_header,
+                   "set the SINGLEHDR feature (the set must say OPTION SINGLEHDR)")
+        ->needs(signature);
 }
 
 } // namespace rpmem::tools

@@ -19,71 +19,32 @@ namespace rpmem::tools {
 
 namespace {
 
-constexpr std::string_view kUsage =
-    "usage: rpmemctl events [user@]HOST[:PORT] [--history] [--once]\n"
-    "\n"
-    "Prints rpmemd's events as JSON lines, one per event, as they happen: first an \"exists\"\n"
-    "line for each session you may see, then session_opened, session_closed, session_lost,\n"
-    "state_changed, resync_started, resync_progress, resync_finished and refused lines.\n"
-    "A gap in what rpmemd kept is reported as an \"events_dropped\" line.\n"
-    "\n"
-    "  --history  start with the events rpmemd still keeps (the newest 4096) instead of the\n"
-    "             \"exists\" lines\n"
-    "  --once     stop after what is there now instead of following\n"
-    "\n"
-    "Exit status: 0 done (or the output closed), 1 failed, 2 usage error.\n";
+struct EventsOptions {
+    std::string target;
+    bool history = false;
+    bool once = false;
+};
 
 constexpr std::chrono::milliseconds kPollInterval{200};
 
 // Prints one line; false once the output is gone (a closed pipe ends the stream quietly).
-bool print_line(std::ostream& out, const nlohmann::json& line) {
+bool print_line(std::ostream& out, const Json& line) {
     out << json_text(line) << '\n';
     out.flush();
     return static_cast<bool>(out);
 }
 
-} // namespace
-
-int run_events_command(std::span<const std::string_view> args, std::ostream& out,
-                       std::ostream& err) {
-    if (printed_help(args, kUsage, out))
-        return kExitOk;
-    std::optional<std::string_view> target_text;
-    bool history = false;
-    bool once = false;
-    for (std::string_view arg : args) {
-        if (arg == "--history") {
-            history = true;
-        } else if (arg == "--once") {
-            once = true;
-        } else if (!arg.starts_with("-") && !target_text) {
-            target_text = arg;
-        } else {
-            err << "rpmemctl events: unexpected argument '" << arg << "'\n" << kUsage;
-            return kExitUsage;
-        }
-    }
-    if (!target_text) {
-        err << "rpmemctl events: expected a target\n" << kUsage;
-        return kExitUsage;
-    }
-    auto remote = RemoteTarget::from(*target_text);
-    if (!remote) {
-        err << "rpmemctl events: " << remote.error().message() << "\n";
-        return kExitFailure;
-    }
+int run_events(const EventsOptions& options, std::ostream& out, std::ostream& err) {
+    auto remote = RemoteTarget::from(options.target);
+    if (!remote)
+        return report_failure(err, "events", remote.error());
     auto control = remote->connect();
-    if (!control) {
-        err << "rpmemctl events: " << control.error().message() << "\n";
-        return kExitFailure;
-    }
-    auto failed = [&](const Error& error) {
-        err << "rpmemctl events: " << error.message() << "\n";
-        return kExitFailure;
-    };
+    if (!control)
+        return report_failure(err, "events", control.error());
+    auto failed = [&](const Error& error) { return report_failure(err, "events", error); };
 
     std::uint64_t after = 0;
-    if (!history) {
+    if (!options.history) {
         // Where the log stands now, then the sessions as they are: what follows is news.
         auto head = client::events_after(**control, remote->target,
                                          std::numeric_limits<std::uint64_t>::max());
@@ -114,12 +75,29 @@ int run_events_command(std::span<const std::string_view> args, std::ostream& out
         after = full ? reply->events.back().sequence : std::max(after, reply->newest_sequence);
         if (full)
             continue;
-        if (once)
+        if (options.once)
             break;
         std::this_thread::sleep_for(kPollInterval);
     }
     (*control)->close();
     return kExitOk;
+}
+
+} // namespace
+
+void add_events_command(CLI::App& app, CommandOutput& output) {
+    auto [command, options] = add_command(
+        app, "events", "follow rpmemd's events as JSON lines",
+        "Print rpmemd's events as JSON lines, one per event, as they happen: first an \"exists\"\n"
+        "line for each session you may see, then session_opened, session_closed, session_lost,\n"
+        "state_changed, resync_started, resync_progress, resync_finished and refused lines. A\n"
+        "gap in what rpmemd kept is reported as an \"events_dropped\" line.",
+        kRemoteFooter, output, &run_events);
+    command->add_option("TARGET", options->target, "rpmemd, as [user@]HOST[:PORT]")->required();
+    command->add_flag("--history", options->history,
+                      "start with the events rpmemd still keeps (the newest 4096) instead of the "
+                      "\"exists\" lines");
+    command->add_flag("--once", options->once, "stop after what is there now instead of following");
 }
 
 } // namespace rpmem::tools

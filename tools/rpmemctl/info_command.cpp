@@ -7,7 +7,7 @@
 
 #include "channel/client.h"
 #include "command.h"
-#include "json_writer.h"
+#include "json_text.h"
 #include "poolset/parser.h"
 #include "poolset/pool_header.h"
 #include "protocol/request.h"
@@ -17,15 +17,11 @@ namespace rpmem::tools {
 
 namespace {
 
-constexpr std::string_view kUsage =
-    "usage: rpmemctl info [user@]HOST[:PORT] SET [--json]\n"
-    "\n"
-    "Opens the pool described by the pool set file SET (relative to rpmemd's pool set\n"
-    "directory) and prints its size, its replica state and generation, the attributes in its\n"
-    "headers and the persistence method rpmemd chooses for it; then closes it, leaving the\n"
-    "state as it was. Fails while another session has the pool open.\n"
-    "\n"
-    "Exit status: 0 done, 1 failed, 2 usage error.\n";
+struct InfoOptions {
+    std::string target;
+    std::string pool_set;
+    bool json = false;
+};
 
 std::string hex(std::span<const std::uint8_t> bytes) {
     std::string text;
@@ -73,69 +69,44 @@ void print_text(const std::string& name, const RemoteTarget& remote,
         << "  arch flags: " << hex(a.user_flags) << "\n";
 }
 
-std::string render_json(const std::string& name, const RemoteTarget& remote,
-                        const protocol::OpenReply& reply) {
+Json info_json(const std::string& name, const RemoteTarget& remote,
+               const protocol::OpenReply& reply) {
     const auto& path = reply.data_path;
     const auto& a = reply.attributes;
-    JsonWriter json;
-    json.begin_object();
-    json.key("target").value(remote.target.to_string());
-    json.key("pool_set").value(name);
-    json.key("pool_size").value(path.pool_size);
-    json.key("provider").value(path.provider);
-    json.key("persist_method").value(protocol::name_of(path.persist_method));
-    json.key("state").value(protocol::name_of(reply.state));
-    json.key("generation").value(reply.generation);
-    json.key("headers").value(!a.is_zero());
+    Json json = {
+        {"target", remote.target.to_string()},
+        {"pool_set", name},
+        {"pool_size", path.pool_size},
+        {"provider", path.provider},
+        {"persist_method", protocol::name_of(path.persist_method)},
+        {"state", protocol::name_of(reply.state)},
+        {"generation", reply.generation},
+        {"headers", !a.is_zero()},
+    };
     if (!a.is_zero()) {
-        json.key("signature").value(signature_text(a));
-        json.key("major").value(std::uint64_t{a.major});
-        json.key("compat_features").value(std::uint64_t{a.compat_features});
-        json.key("incompat_features").value(std::uint64_t{a.incompat_features});
-        json.key("ro_compat_features").value(std::uint64_t{a.ro_compat_features});
-        json.key("poolset_uuid").value(uuid_text(a.poolset_uuid));
-        json.key("uuid").value(uuid_text(a.uuid));
-        json.key("next_uuid").value(uuid_text(a.next_uuid));
-        json.key("prev_uuid").value(uuid_text(a.prev_uuid));
-        json.key("arch_flags").value(hex(a.user_flags));
+        json["signature"] = signature_text(a);
+        json["major"] = a.major;
+        json["compat_features"] = a.compat_features;
+        json["incompat_features"] = a.incompat_features;
+        json["ro_compat_features"] = a.ro_compat_features;
+        json["poolset_uuid"] = uuid_text(a.poolset_uuid);
+        json["uuid"] = uuid_text(a.uuid);
+        json["next_uuid"] = uuid_text(a.next_uuid);
+        json["prev_uuid"] = uuid_text(a.prev_uuid);
+        json["arch_flags"] = hex(a.user_flags);
     }
-    json.end_object();
-    return json.text();
+    return json;
 }
 
-} // namespace
-
-int run_info_command(std::span<const std::string_view> args, std::ostream& out, std::ostream& err) {
-    if (printed_help(args, kUsage, out))
-        return kExitOk;
-    std::vector<std::string_view> positional;
-    bool json = false;
-    for (std::string_view arg : args) {
-        if (arg == "--json") {
-            json = true;
-        } else if (arg.starts_with("-") || positional.size() == 2) {
-            err << "rpmemctl info: unexpected argument '" << arg << "'\n" << kUsage;
-            return kExitUsage;
-        } else {
-            positional.push_back(arg);
-        }
-    }
-    if (positional.size() != 2) {
-        err << "rpmemctl info: expected a target and a pool set name\n" << kUsage;
-        return kExitUsage;
-    }
-    auto remote = RemoteTarget::from(positional[0]);
-    if (!remote) {
-        err << "rpmemctl info: " << remote.error().message() << "\n";
-        return kExitFailure;
-    }
+int run_info(const InfoOptions& options, std::ostream& out, std::ostream& err) {
+    auto remote = RemoteTarget::from(options.target);
+    if (!remote)
+        return report_failure(err, "info", remote.error());
     auto control = remote->connect();
-    if (!control) {
-        err << "rpmemctl info: " << control.error().message() << "\n";
-        return kExitFailure;
-    }
+    if (!control)
+        return report_failure(err, "info", control.error());
     protocol::OpenRequest request;
-    request.pool_set = std::string(positional[1]);
+    request.pool_set = options.pool_set;
     request.pool_size = 0; // any size: we ask, not require
     request.lanes = 1;
     request.provider = remote->provider();
@@ -143,22 +114,34 @@ int run_info_command(std::span<const std::string_view> args, std::ostream& out, 
     auto opened = channel::expect<protocol::OpenReply>((*control)->call(request),
                                                        "opening " + request.pool_set + " on " +
                                                            remote->target.to_string());
-    if (!opened) {
-        err << "rpmemctl info: " << opened.error().message() << "\n";
-        return kExitFailure;
-    }
+    if (!opened)
+        return report_failure(err, "info", opened.error());
     auto closed = channel::expect<protocol::CloseReply>(
         (*control)->call(protocol::CloseRequest{.untouched = true}), "closing it");
     (*control)->close();
-    if (!closed) {
-        err << "rpmemctl info: " << closed.error().message() << "\n";
-        return kExitFailure;
-    }
-    if (json)
-        out << render_json(request.pool_set, *remote, *opened) << "\n";
+    if (!closed)
+        return report_failure(err, "info", closed.error());
+    if (options.json)
+        out << json_text(info_json(request.pool_set, *remote, *opened)) << "\n";
     else
         print_text(request.pool_set, *remote, *opened, out);
     return kExitOk;
+}
+
+} // namespace
+
+void add_info_command(CLI::App& app, CommandOutput& output) {
+    auto [command, options] = add_command(
+        app, "info", "size, state and attributes of a pool on rpmemd",
+        "Open the pool described by the pool set file SET (relative to rpmemd's pool set\n"
+        "directory) and print its size, its replica state and generation, the attributes in its\n"
+        "headers and the persistence method rpmemd chooses for it; then close it, leaving the\n"
+        "state as it was. Fails while another session has the pool open.",
+        kRemoteFooter, output, &run_info);
+    command->add_option("TARGET", options->target, "rpmemd, as [user@]HOST[:PORT]")->required();
+    command->add_option("SET", options->pool_set, "the pool set file, as rpmemd names it")
+        ->required();
+    command->add_flag("--json", options->json, "one JSON object");
 }
 
 } // namespace rpmem::tools

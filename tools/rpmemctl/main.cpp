@@ -1,61 +1,22 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// rpmemctl: the administration tool. A dispatcher over subcommands, each in its own file.
-#include <array>
+// rpmemctl: the administration tool. CLI11 dispatches to the subcommands, each in its own file.
 #include <iostream>
-#include <string_view>
-#include <vector>
 
 #include "command.h"
 
-namespace {
-
-using rpmem::tools::Command;
-
-constexpr std::array kCommands{
-    Command{"init", "make a CA, server and client certificates (init DIR)",
-            &rpmem::tools::run_init_command},
-    Command{"status", "ask a running rpmemd how it is doing (status TARGET [--json])",
-            &rpmem::tools::run_status_command},
-    Command{"events", "follow rpmemd's events as JSON lines (events TARGET [--history] [--once])",
-            &rpmem::tools::run_events_command},
-    Command{"create", "create a pool on rpmemd (create TARGET SET [--signature SIG])",
-            &rpmem::tools::run_create_command},
-    Command{"info", "size and attributes of a pool on rpmemd (info TARGET SET)",
-            &rpmem::tools::run_info_command},
-    Command{"remove", "remove a pool on rpmemd (remove TARGET SET [--force] [--pool-set])",
-            &rpmem::tools::run_remove_command},
-    Command{"poolset", "check pool set files (poolset check FILE [--json] [--target])",
-            &rpmem::tools::run_poolset_command},
-    Command{"verify",
-            "compare a pool with its remote replicas by digests, optionally repair them "
-            "(verify SET [--repair] [--extent-size N] [--json])",
-            &rpmem::tools::run_verify_command},
-};
-
-void print_usage(std::ostream& out) {
-    out << "usage: rpmemctl COMMAND [ARGS...]\n\ncommands:\n";
-    for (const Command& command : kCommands)
-        out << "  " << command.name << "\t" << command.summary << "\n";
-    out << "\nrpmemctl COMMAND --help shows the arguments of a command.\n";
-}
-
-} // namespace
-
 int main(int argc, char** argv) {
-    std::vector<std::string_view> args(argv + 1, argv + argc);
-    if (args.empty()) {
-        print_usage(std::cerr);
-        return rpmem::tools::kExitUsage;
-    }
-    if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-        print_usage(std::cout);
-        return rpmem::tools::kExitOk;
-    }
-    for (const Command& command : kCommands) {
-        if (args[0] == command.name)
-            return command.run(std::span(args).subspan(1), std::cout, std::cerr);
-    }
-    std::cerr << "rpmemctl: unknown command '" << args[0] << "'\n\n";
-    print_usage(std::cerr);
-    return rpmem::tools::kExitUsage;
+    using namespace rpmem::tools;
+    CLI::App app("rpmemctl: administration of rpmem (rpmemd, its pools, pool set files)",
+                 "rpmemctl");
+    configure_program(app, "rpmemctl COMMAND --help shows the arguments of a command.");
+    CommandOutput output{std::cout, std::cerr};
+    add_init_command(app, output);
+    add_status_command(app, output);
+    add_events_command(app, output);
+    add_create_command(app, output);
+    add_info_command(app, output);
+    add_remove_command(app, output);
+    add_poolset_command(app, output);
+    add_verify_command(app, output);
+    return run_command_line(app, argc, argv, output);
 }

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "command.h"
-#include "json_writer.h"
+#include "json_text.h"
 #include "poolset/parser.h"
 #include "poolset/pool_set.h"
 #include "set_file.h"
@@ -19,21 +19,8 @@ namespace rpmem::tools {
 
 namespace {
 
-constexpr std::string_view kUsage =
-    "usage: rpmemctl poolset check FILE [--json] [--target]\n"
-    "\n"
-    "Parses a pool set file (poolset(5)) and prints its replicas, parts, remote targets,\n"
-    "options and net pool size per replica, or what is wrong with it.\n"
-    "\n"
-    "  --json    print the result as one JSON object\n"
-    "  --target  check the rules of a set served by rpmemd (no replicas, NOHDRS allowed,\n"
-    "            2 MiB parts, 8 KiB pool) instead of those of a local libpmemobj pool\n"
-    "            (8 MiB pool, 2 MiB parts, no NOHDRS)\n"
-    "\n"
-    "Exit status: 0 valid, 1 invalid or unreadable, 2 usage error.\n";
-
 struct CheckOptions {
-    std::string_view file;
+    std::string file;
     bool json = false;
     bool target = false;
 };
@@ -82,83 +69,50 @@ void print_text(const poolset::PoolSet& set, std::ostream& out) {
     }
 }
 
-void write_json_size(JsonWriter& json, std::optional<std::uint64_t> size) {
-    if (size)
-        json.value(*size);
-    else
-        json.null();
+Json size_json(std::optional<std::uint64_t> size) {
+    return size ? Json(*size) : Json(nullptr);
 }
 
-std::string render_json(const poolset::PoolSet& set) {
-    JsonWriter json;
-    json.begin_object();
-    json.key("file").value(set.origin);
-    json.key("valid").value(true);
-    json.key("options").begin_object();
-    json.key("singlehdr").value(set.options.single_header);
-    json.key("nohdrs").value(set.options.no_headers);
-    json.end_object();
-    json.key("pool_size");
-    write_json_size(json, set.pool_size());
-    json.key("replicas").begin_array();
-    for (const poolset::ReplicaSpec& replica : set.replicas) {
-        json.begin_object();
-        json.key("line").value(std::uint64_t{replica.line});
-        if (replica.is_remote()) {
-            const poolset::RemoteReplica& remote = *replica.remote;
-            json.key("type").value("remote");
-            json.key("target").begin_object();
-            json.key("user");
-            if (remote.target.user.empty())
-                json.null();
-            else
-                json.value(remote.target.user);
-            json.key("host").value(remote.target.host);
-            json.key("port");
-            if (remote.target.port)
-                json.value(std::uint64_t{*remote.target.port});
-            else
-                json.null();
-            json.end_object();
-            json.key("set").value(remote.set_path);
-        } else {
-            json.key("type").value("local");
-            json.key("headers").value(std::uint64_t{set.header_count(replica)});
-            json.key("net_size");
-            write_json_size(json, set.net_size(replica));
-            json.key("parts").begin_array();
-            for (const poolset::Part& part : replica.parts) {
-                json.begin_object();
-                json.key("size");
-                if (part.size)
-                    json.value(*part.size);
-                else
-                    json.value("AUTO");
-                json.key("path").value(part.path);
-                json.key("line").value(std::uint64_t{part.line});
-                json.end_object();
-            }
-            json.end_array();
-        }
-        json.end_object();
+Json replica_json(const poolset::PoolSet& set, const poolset::ReplicaSpec& replica) {
+    Json json = {{"line", replica.line}};
+    if (replica.is_remote()) {
+        const poolset::RemoteReplica& remote = *replica.remote;
+        json["type"] = "remote";
+        json["target"] = {
+            {"user", remote.target.user.empty() ? Json(nullptr) : Json(remote.target.user)},
+            {"host", remote.target.host},
+            {"port", remote.target.port ? Json(*remote.target.port) : Json(nullptr)},
+        };
+        json["set"] = remote.set_path;
+        return json;
     }
-    json.end_array();
-    json.end_object();
-    return json.text();
+    json["type"] = "local";
+    json["headers"] = set.header_count(replica);
+    json["net_size"] = size_json(set.net_size(replica));
+    Json parts = Json::array();
+    for (const poolset::Part& part : replica.parts)
+        parts.push_back({{"size", part.size ? Json(*part.size) : Json("AUTO")},
+                         {"path", part.path},
+                         {"line", part.line}});
+    json["parts"] = std::move(parts);
+    return json;
 }
 
-std::string render_json_error(std::string_view file, const Error& error) {
-    JsonWriter json;
-    json.begin_object();
-    json.key("file").value(file);
-    json.key("valid").value(false);
-    json.key("error").value(error.message());
-    json.end_object();
-    return json.text();
+Json pool_set_json(const poolset::PoolSet& set) {
+    Json replicas = Json::array();
+    for (const poolset::ReplicaSpec& replica : set.replicas)
+        replicas.push_back(replica_json(set, replica));
+    return {
+        {"file", set.origin},
+        {"valid", true},
+        {"options", {{"singlehdr", set.options.single_header}, {"nohdrs", set.options.no_headers}}},
+        {"pool_size", size_json(set.pool_size())},
+        {"replicas", std::move(replicas)},
+    };
 }
 
-int check(const CheckOptions& options, std::ostream& out) {
-    std::string path(options.file);
+int check(const CheckOptions& options, std::ostream& out, std::ostream&) {
+    const std::string& path = options.file;
     auto checked =
         load_set_file(path).and_then([&](poolset::PoolSet set) -> Result<poolset::PoolSet> {
             auto valid =
@@ -169,13 +123,15 @@ int check(const CheckOptions& options, std::ostream& out) {
         });
     if (!checked) {
         if (options.json)
-            out << render_json_error(path, checked.error()) << "\n";
+            out << json_text(
+                       {{"file", path}, {"valid", false}, {"error", checked.error().message()}})
+                << "\n";
         else
             out << "invalid pool set: " << checked.error().message() << "\n";
         return kExitFailure;
     }
     if (options.json)
-        out << render_json(*checked) << "\n";
+        out << json_text(pool_set_json(*checked)) << "\n";
     else
         print_text(*checked, out);
     return kExitOk;
@@ -183,40 +139,20 @@ int check(const CheckOptions& options, std::ostream& out) {
 
 } // namespace
 
-int run_poolset_command(std::span<const std::string_view> args, std::ostream& out,
-                        std::ostream& err) {
-    if (printed_help(args, kUsage, out))
-        return kExitOk;
-    if (args.empty() || args[0] != "check") {
-        err << "rpmemctl poolset: expected the subcommand 'check'\n" << kUsage;
-        return kExitUsage;
-    }
-    CheckOptions options;
-    bool have_file = false;
-    for (std::string_view arg : args.subspan(1)) {
-        if (arg == "--json") {
-            options.json = true;
-        } else if (arg == "--target") {
-            options.target = true;
-        } else if (arg == "--help" || arg == "-h") {
-            out << kUsage;
-            return kExitOk;
-        } else if (arg.size() > 1 && arg.front() == '-' && arg != "--") {
-            err << "rpmemctl poolset check: unknown option '" << arg << "'\n" << kUsage;
-            return kExitUsage;
-        } else if (!have_file) {
-            options.file = arg;
-            have_file = true;
-        } else {
-            err << "rpmemctl poolset check: more than one FILE given\n" << kUsage;
-            return kExitUsage;
-        }
-    }
-    if (!have_file) {
-        err << "rpmemctl poolset check: missing FILE\n" << kUsage;
-        return kExitUsage;
-    }
-    return check(options, out);
+void add_poolset_command(CLI::App& app, CommandOutput& output) {
+    CLI::App* poolset = app.add_subcommand("poolset", "Check pool set files (poolset(5)).");
+    poolset->require_subcommand(1, 1);
+    auto [command, options] = add_command(
+        *poolset, "check", "check a pool set file",
+        "Parse a pool set file (poolset(5)) and print its replicas, parts, remote targets,\n"
+        "options and net pool size per replica, or what is wrong with it.",
+        "Exit status: 0 valid, 1 invalid or unreadable, 2 usage error.", output, &check);
+    command->add_option("FILE", options->file, "the pool set file")->required();
+    command->add_flag("--json", options->json, "print the result as one JSON object");
+    command->add_flag("--target", options->target,
+                      "check the rules of a set served by rpmemd (no replicas, NOHDRS allowed, "
+                      "2 MiB parts, 8 KiB pool) instead of those of a local libpmemobj pool "
+                      "(8 MiB pool, 2 MiB parts, no NOHDRS)");
 }
 
 } // namespace rpmem::tools

@@ -17,16 +17,10 @@ namespace rpmem::tools {
 
 namespace {
 
-constexpr std::string_view kUsage =
-    "usage: rpmemctl status [user@]HOST[:PORT] [--json]\n"
-    "\n"
-    "Connects to rpmemd over mutual TLS (RPMEM_TLS_CA, RPMEM_TLS_CERT, RPMEM_TLS_KEY or the\n"
-    "client config file) and prints its version, uptime, limits and workers, and each session\n"
-    "you may see: your identity's, or every identity's when rpmemd's admin-client names you.\n"
-    "\n"
-    "  --json   one JSON document (its fields are listed in the README)\n"
-    "\n"
-    "Exit status: 0 done, 1 failed, 2 usage error.\n";
+struct StatusOptions {
+    std::string target;
+    bool json = false;
+};
 
 std::string duration_text(std::uint64_t ms) {
     const std::uint64_t s = ms / 1000;
@@ -77,43 +71,32 @@ void print_text(std::ostream& out, const Target& target, const protocol::StatusR
     }
 }
 
-} // namespace
-
-int run_status_command(std::span<const std::string_view> args, std::ostream& out,
-                       std::ostream& err) {
-    if (printed_help(args, kUsage, out))
-        return kExitOk;
-    std::optional<std::string_view> target_text;
-    bool json = false;
-    for (std::string_view arg : args) {
-        if (arg == "--json") {
-            json = true;
-        } else if (!arg.starts_with("-") && !target_text) {
-            target_text = arg;
-        } else {
-            err << "rpmemctl status: unexpected argument '" << arg << "'\n" << kUsage;
-            return kExitUsage;
-        }
-    }
-    if (!target_text) {
-        err << "rpmemctl status: expected a target\n" << kUsage;
-        return kExitUsage;
-    }
-    auto remote = RemoteTarget::from(*target_text);
-    if (!remote) {
-        err << "rpmemctl status: " << remote.error().message() << "\n";
-        return kExitFailure;
-    }
+int run_status(const StatusOptions& options, std::ostream& out, std::ostream& err) {
+    auto remote = RemoteTarget::from(options.target);
+    if (!remote)
+        return report_failure(err, "status", remote.error());
     auto status = client::status(remote->settings, remote->target);
-    if (!status) {
-        err << "rpmemctl status: " << status.error().message() << "\n";
-        return kExitFailure;
-    }
-    if (json)
+    if (!status)
+        return report_failure(err, "status", status.error());
+    if (options.json)
         out << json_text(status_json(remote->target, *status)) << "\n";
     else
         print_text(out, remote->target, *status);
     return kExitOk;
+}
+
+} // namespace
+
+void add_status_command(CLI::App& app, CommandOutput& output) {
+    auto [command, options] = add_command(
+        app, "status", "ask a running rpmemd how it is doing",
+        "Ask a running rpmemd how it is doing: its version, uptime, limits and workers, and each\n"
+        "session you may see (your identity's, or every identity's when rpmemd's admin-client\n"
+        "names you).",
+        kRemoteFooter, output, &run_status);
+    command->add_option("TARGET", options->target, "rpmemd, as [user@]HOST[:PORT]")->required();
+    command->add_flag("--json", options->json,
+                      "one JSON document (its fields are listed in the README)");
 }
 
 } // namespace rpmem::tools

@@ -20,8 +20,8 @@ std::string utc_time(std::uint64_t unix_time_ms) {
 
 } // namespace
 
-nlohmann::json session_json(const protocol::SessionStatus& session) {
-    nlohmann::json json = {
+Json session_json(const protocol::SessionStatus& session) {
+    Json json = {
         {"id", session.id},
         {"identity", session.identity},
         {"peer", session.peer},
@@ -48,8 +48,8 @@ nlohmann::json session_json(const protocol::SessionStatus& session) {
     return json;
 }
 
-nlohmann::json status_json(const Target& target, const protocol::StatusReply& status) {
-    nlohmann::json sessions = nlohmann::json::array();
+Json status_json(const Target& target, const protocol::StatusReply& status) {
+    Json sessions = Json::array();
     for (const auto& session : status.session_list)
         sessions.push_back(session_json(session));
     return {
@@ -72,8 +72,8 @@ nlohmann::json status_json(const Target& target, const protocol::StatusReply& st
     };
 }
 
-nlohmann::json event_json(const protocol::DaemonEvent& event) {
-    nlohmann::json json = {
+Json event_json(const protocol::DaemonEvent& event) {
+    Json json = {
         {"sequence", event.sequence},
         {"time", utc_time(event.unix_time_ms)},
         {"kind", protocol::name_of(event.kind)},
@@ -99,10 +99,6 @@ nlohmann::json event_json(const protocol::DaemonEvent& event) {
     if (!event.reason.empty())
         json["reason"] = event.reason;
     return json;
-}
-
-std::string json_text(const nlohmann::json& document) {
-    return document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 } // namespace rpmem::tools

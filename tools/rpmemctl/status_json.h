@@ -3,9 +3,8 @@
 
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "base/target.h"
+#include "json_text.h"
 #include "protocol/daemon_event.h"
 #include "protocol/reply.h"
 
@@ -15,16 +14,12 @@ namespace rpmem::tools {
 // field names (the README lists them; they are added to, never renamed). Pure.
 
 // {"target", "daemon": {...}, "sessions": [...]}.
-nlohmann::json status_json(const Target& target, const protocol::StatusReply& status);
+Json status_json(const Target& target, const protocol::StatusReply& status);
 
 // One session of the status, also the body of an "exists" event line.
-nlohmann::json session_json(const protocol::SessionStatus& session);
+Json session_json(const protocol::SessionStatus& session);
 
 // One event line: {"sequence", "time", "kind", "session", "identity", "peer", ...}.
-nlohmann::json event_json(const protocol::DaemonEvent& event);
-
-// `document` as one line of text; bytes that are not UTF-8 become U+FFFD, so the output is
-// always valid JSON whatever names a client chose.
-std::string json_text(const nlohmann::json& document);
+Json event_json(const protocol::DaemonEvent& event);
 
 } // namespace rpmem::tools

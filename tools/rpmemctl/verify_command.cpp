@@ -15,37 +15,23 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "client/extent_digest.h"
 #include "client/replica.h"
 #include "client/settings.h"
 #include "command.h"
-#include "json_writer.h"
+#include "json_text.h"
 #include "poolset/parser.h"
 #include "poolset/pool_mapping.h"
 #include "poolset/pool_set.h"
+#include "progress_display.h"
 #include "protocol/request.h"
 #include "set_file.h"
 
 namespace rpmem::tools {
 
 namespace {
-
-constexpr std::string_view kUsage =
-    "usage: rpmemctl verify SET [--repair] [--extent-size N] [--json]\n"
-    "\n"
-    "Compares the local pool of the pool set file SET with each remote replica its REPLICA\n"
-    "lines name, by digests (XXH3-64) of extents of the replicated range (the pool without its\n"
-    "first 4096 bytes, the header each side keeps for itself), and lists the ranges that\n"
-    "differ. Run it on the initiator while no application has the pool open.\n"
-    "\n"
-    "  --repair          rewrite the differing ranges of each replica from the local pool,\n"
-    "                    then compare again\n"
-    "  --extent-size N   bytes per digest: a power of two from 4K to 64M (default 1M)\n"
-    "  --json            print the result as one JSON object\n"
-    "\n"
-    "Exit status: 0 every replica identical (after --repair: repaired), 1 differences remain,\n"
-    "2 error (usage, pool set, local pool or a replica unreachable).\n";
 
 constexpr int kExitDifferent = 1;
 constexpr int kExitError = 2;
@@ -67,48 +53,6 @@ struct ReplicaOutcome {
     std::vector<client::Range> remaining;   // differences after the repair
     std::optional<Error> error;
 };
-
-std::optional<VerifyOptions> parse(std::span<const std::string_view> args, std::ostream& err) {
-    VerifyOptions options;
-    bool have_set = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        std::string_view arg = args[i];
-        if (arg == "--repair") {
-            options.repair = true;
-        } else if (arg == "--json") {
-            options.json = true;
-        } else if (arg == "--extent-size") {
-            if (i + 1 == args.size()) {
-                err << "rpmemctl verify: --extent-size needs a value\n";
-                return std::nullopt;
-            }
-            auto size = poolset::parse_size(args[++i]);
-            if (!size) {
-                err << "rpmemctl verify: --extent-size: " << size.error().message() << "\n";
-                return std::nullopt;
-            }
-            if (auto problem = protocol::check_digest_extent_size(*size)) {
-                err << "rpmemctl verify: --extent-size: " << problem->reason << "\n";
-                return std::nullopt;
-            }
-            options.extent_size = static_cast<std::size_t>(*size);
-        } else if (arg.size() > 1 && arg.front() == '-') {
-            err << "rpmemctl verify: unknown option '" << arg << "'\n";
-            return std::nullopt;
-        } else if (!have_set) {
-            options.set = std::string(arg);
-            have_set = true;
-        } else {
-            err << "rpmemctl verify: more than one SET given\n";
-            return std::nullopt;
-        }
-    }
-    if (!have_set) {
-        err << "rpmemctl verify: missing SET\n";
-        return std::nullopt;
-    }
-    return options;
-}
 
 // The local pool: replica 0 of the set, mapped (and locked against other users) as libpmemobj
 // maps it, and the range replication writes.
@@ -145,6 +89,13 @@ std::string replica_name(const poolset::ReplicaSpec& spec) {
                        spec.line);
 }
 
+std::uint64_t total_length(const std::vector<client::Range>& ranges) {
+    std::uint64_t total = 0;
+    for (const client::Range& range : ranges)
+        total += range.length;
+    return total;
+}
+
 // The local pool's digests, computed in the background while the first replica connects and
 // hashes its copy (the two reads overlap).
 using LocalDigests = std::shared_future<Result<std::vector<std::uint64_t>>>;
@@ -152,7 +103,7 @@ using LocalDigests = std::shared_future<Result<std::vector<std::uint64_t>>>;
 // Compares (and with `repair` repairs) one remote replica against `local_digests`.
 ReplicaOutcome check_replica(const poolset::ReplicaSpec& spec, const client::Settings& settings,
                              const LocalPool& local, const LocalDigests& local_digests,
-                             const VerifyOptions& options) {
+                             const VerifyOptions& options, const ProgressDisplay& display) {
     ReplicaOutcome outcome{&spec, {}, false, {}, std::nullopt};
     const client::Range range = local.replicated;
     const std::span<std::byte> pool = local.bytes().first(range.offset + range.length);
@@ -165,7 +116,11 @@ ReplicaOutcome check_replica(const poolset::ReplicaSpec& spec, const client::Set
         return outcome;
     }
     auto compare = [&]() -> Result<std::vector<client::Range>> {
-        auto remote = (*replica)->digests(range.offset, range.length, options.extent_size);
+        client::ProgressMeter progress("replica " + replica_name(spec) + ": comparing digests",
+                                       range.length, display.interval, display.show);
+        auto remote = (*replica)->digests(range.offset, range.length, options.extent_size,
+                                          [&](std::uint64_t bytes) { progress.advance(bytes); });
+        progress.finish();
         if (!remote)
             return fail(std::move(remote.error()));
         const auto& mine = local_digests.get();
@@ -181,6 +136,9 @@ ReplicaOutcome check_replica(const poolset::ReplicaSpec& spec, const client::Set
         outcome.error = std::move(found.error());
     }
     if (!outcome.error && options.repair && !outcome.differences.empty()) {
+        client::ProgressMeter progress("replica " + replica_name(spec) + ": repairing",
+                                       total_length(outcome.differences), display.interval,
+                                       display.show);
         for (const client::Range& bad : outcome.differences) {
             auto written =
                 (*replica)->persist(bad.offset, bad.length, 0, client::PersistMode::strict);
@@ -188,7 +146,9 @@ ReplicaOutcome check_replica(const poolset::ReplicaSpec& spec, const client::Set
                 outcome.error = std::move(written.error());
                 break;
             }
+            progress.advance(bad.length);
         }
+        progress.finish();
         if (!outcome.error) {
             outcome.repaired = true;
             auto again = compare();
@@ -204,13 +164,6 @@ ReplicaOutcome check_replica(const poolset::ReplicaSpec& spec, const client::Set
     if (auto closed = (*replica)->close(); !closed && !outcome.error)
         outcome.error = std::move(closed.error());
     return outcome;
-}
-
-std::uint64_t total_length(const std::vector<client::Range>& ranges) {
-    std::uint64_t total = 0;
-    for (const client::Range& range : ranges)
-        total += range.length;
-    return total;
 }
 
 void print_ranges(const std::vector<client::Range>& ranges, std::ostream& out) {
@@ -249,61 +202,48 @@ void print_text(const VerifyOptions& options, const client::Range& range,
     }
 }
 
-void write_ranges(JsonWriter& json, const std::vector<client::Range>& ranges) {
-    json.begin_array();
-    for (const client::Range& range : ranges) {
-        json.begin_object();
-        json.key("offset").value(std::uint64_t{range.offset});
-        json.key("length").value(std::uint64_t{range.length});
-        json.end_object();
-    }
-    json.end_array();
+Json ranges_json(const std::vector<client::Range>& ranges) {
+    Json json = Json::array();
+    for (const client::Range& range : ranges)
+        json.push_back({{"offset", range.offset}, {"length", range.length}});
+    return json;
 }
 
-std::string render_json(const VerifyOptions& options, const client::Range& range,
-                        const std::vector<ReplicaOutcome>& outcomes) {
-    JsonWriter json;
-    json.begin_object();
-    json.key("file").value(options.set);
-    json.key("offset").value(std::uint64_t{range.offset});
-    json.key("length").value(std::uint64_t{range.length});
-    json.key("extent_size").value(std::uint64_t{options.extent_size});
-    json.key("replicas").begin_array();
+Json verify_json(const VerifyOptions& options, const client::Range& range,
+                 const std::vector<ReplicaOutcome>& outcomes) {
+    Json replicas = Json::array();
     for (const ReplicaOutcome& outcome : outcomes) {
         const poolset::RemoteReplica& remote = *outcome.spec->remote;
-        json.begin_object();
-        json.key("line").value(std::uint64_t{outcome.spec->line});
-        json.key("target").value(remote.target.to_string());
-        json.key("set").value(remote.set_path);
+        Json replica = {
+            {"line", outcome.spec->line},
+            {"target", remote.target.to_string()},
+            {"set", remote.set_path},
+        };
         if (outcome.error)
-            json.key("error").value(outcome.error->message());
-        json.key("identical").value(!outcome.error && outcome.differences.empty());
-        json.key("differences");
-        write_ranges(json, outcome.differences);
+            replica["error"] = outcome.error->message();
+        replica["identical"] = !outcome.error && outcome.differences.empty();
+        replica["differences"] = ranges_json(outcome.differences);
         if (options.repair) {
-            json.key("repaired").value(outcome.repaired);
-            json.key("remaining");
-            write_ranges(json, outcome.remaining);
+            replica["repaired"] = outcome.repaired;
+            replica["remaining"] = ranges_json(outcome.remaining);
         }
-        json.end_object();
+        replicas.push_back(std::move(replica));
     }
-    json.end_array();
-    json.end_object();
-    return json.text();
+    return {
+        {"file", options.set},
+        {"offset", range.offset},
+        {"length", range.length},
+        {"extent_size", options.extent_size},
+        {"replicas", std::move(replicas)},
+    };
 }
 
 void report_error(const VerifyOptions& options, const Error& error, std::ostream& out,
                   std::ostream& err) {
-    if (!options.json) {
+    if (options.json)
+        out << json_text({{"file", options.set}, {"error", error.message()}}) << "\n";
+    else
         err << "rpmemctl verify: " << error.message() << "\n";
-        return;
-    }
-    JsonWriter json;
-    json.begin_object();
-    json.key("file").value(options.set);
-    json.key("error").value(error.message());
-    json.end_object();
-    out << json.text() << "\n";
 }
 
 int verify(const VerifyOptions& options, std::ostream& out, std::ostream& err) {
@@ -329,17 +269,21 @@ int verify(const VerifyOptions& options, std::ostream& out, std::ostream& err) {
                                          options.extent_size);
         }).share();
 
+    // Progress on stderr: the results go to stdout.
+    const ProgressDisplay display =
+        ProgressDisplay::on(err, ::isatty(STDERR_FILENO) == 1, "rpmemctl verify: ");
     std::vector<ReplicaOutcome> outcomes;
     for (const poolset::ReplicaSpec& spec : set->replicas) {
         if (spec.is_remote())
-            outcomes.push_back(check_replica(spec, *settings, *local, local_digests, options));
+            outcomes.push_back(
+                check_replica(spec, *settings, *local, local_digests, options, display));
     }
     if (const auto& mine = local_digests.get(); !mine) {
         report_error(options, mine.error(), out, err);
         return kExitError;
     }
     if (options.json)
-        out << render_json(options, range, outcomes) << "\n";
+        out << json_text(verify_json(options, range, outcomes)) << "\n";
     else
         print_text(options, range, outcomes, out);
 
@@ -355,10 +299,32 @@ int verify(const VerifyOptions& options, std::ostream& out, std::ostream& err) {
 
 } // namespace
 
-int run_verify_command(std::span<const std::string_view> args, std::ostream& out,
-                       std::ostream& err) {
-    return run_parsed(args, kUsage, out, err, parse,
-                      [&](const VerifyOptions& options) { return verify(options, out, err); });
+void add_verify_command(CLI::App& app, CommandOutput& output) {
+    auto [command, options] = add_command(
+        app, "verify", "compare a pool with its remote replicas by digests, optionally repair them",
+        "Compare the local pool of the pool set file SET with each remote replica its REPLICA\n"
+        "lines name, by digests (XXH3-64) of extents of the replicated range (the pool without\n"
+        "its first 4096 bytes, the header each side keeps for itself), and list the ranges that\n"
+        "differ. Run it on the initiator while no application has the pool open.",
+        "Exit status: 0 every replica identical (after --repair: repaired), 1\n"
+        "differences remain, 2 error (usage, pool set, local pool or a replica\n"
+        "unreachable).",
+        output, &verify);
+    command->add_option("SET", options->set, "the local pool set file")->required();
+    command->add_flag("--repair", options->repair,
+                      "rewrite the differing ranges of each replica from the local pool, then "
+                      "compare again");
+    command
+        ->add_option("--extent-size", options->extent_size,
+                     "bytes per digest: a power of two from 4K to 64M (default 1M)")
+        ->transform(byte_size())
+        ->check(
+            [](const std::string& text) {
+                auto problem = protocol::check_digest_extent_size(std::stoull(text));
+                return problem ? problem->reason : std::string();
+            },
+            "POWER OF TWO");
+    command->add_flag("--json", options->json, "print the result as one JSON object");
 }
 
 } // namespace rpmem::tools

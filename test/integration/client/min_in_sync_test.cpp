@@ -18,6 +18,7 @@
 
 #include "librpmem.h"
 #include "process.h"
+#include "replica_pair.h"
 #include "rpmemd_instance.h"
 #include "temp_dir.h"
 
@@ -61,17 +62,9 @@ std::string persist_until(RPMEMpool* rpp, std::byte* pool, int wanted,
            " with the log showing '" + log_text + "' within 20 s:\n" + read_text(log);
 }
 
-struct Pair {
-    TempDir root_a{"rpmem-min-in-sync-a"};
-    TempDir root_b{"rpmem-min-in-sync-b"};
-    RpmemdInstance a{root_a};
-    RpmemdInstance b{root_b, {.shared_credentials = a.tls_dir()}};
-
-    Pair() {
-        for (auto [rpmemd, root] : {std::pair{&a, &root_a}, std::pair{&b, &root_b}})
-            rpmemd->write_pool_set("pool.set", "PMEMPOOLSET\nOPTION NOHDRS\n2M " +
-                                                   (*root / "pool.part").string() + "\n");
-    }
+struct Pair : ReplicaPair {
+    Pair()
+        : ReplicaPair("rpmem-min-in-sync") {}
 };
 
 std::byte* local_pool() {

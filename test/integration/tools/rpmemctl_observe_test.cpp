@@ -2,6 +2,7 @@
 // What an operator watches, against the real rpmemd: `rpmemctl status --json` (its schema),
 // `rpmemctl events` (JSON lines of real sessions: opened, state changes, a session lost, a
 // refusal), and /metrics scraped over HTTP and checked by Prometheus' own promtool.
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "channel/client.h"
+#include "client/replica.h"
 #include "protocol/request.h"
 #include "target_host.h"
 
@@ -241,4 +243,66 @@ TEST_CASE("status, events and metrics of real sessions") {
 
         CHECK_THAT(http_get(port, "/other"), Catch::StartsWith("HTTP/1.0 404"));
     }
+}
+
+TEST_CASE("status and metrics count what a real data path persisted") {
+    TempDir scratch("observe-counted");
+    const std::string metrics_port_file = scratch / "metrics.port";
+    TargetHost host({.config_lines = {"metrics-listen = 127.0.0.1:0",
+                                      "metrics-port-file = " + metrics_port_file}});
+    constexpr std::size_t kPoolBytes = 8 << 20;
+    host.write_set("counted.set", "PMEMPOOLSET\n8M " + (host.dir() / "counted.0").string() + "\n");
+
+    // An initiator's pool, replicated through the client library's lanes (inline persists,
+    // as libpmemobj makes them): 12 persists of 64 KiB.
+    std::vector<std::byte> memory(kPoolBytes + 4096);
+    auto* aligned = reinterpret_cast<std::byte*>(
+        (reinterpret_cast<std::uintptr_t>(memory.data()) + 4095) & ~std::uintptr_t{4095});
+    const std::span<std::byte> pool(aligned, kPoolBytes);
+    const channel::TlsFiles tls = host.credentials().client();
+    client::Settings settings;
+    settings.tls_ca = tls.ca.string();
+    settings.tls_cert = tls.certificate.string();
+    settings.tls_key = tls.private_key.string();
+    settings.provider = "tcp";
+    unsigned lanes = 1;
+    PoolAttributes attributes = pmemobj_attributes();
+    auto replica = client::Replica::create(settings, Target{"", "127.0.0.1", host.port()},
+                                           "counted.set", pool, lanes, &attributes);
+    INFO((replica ? std::string() : replica.error().message()));
+    REQUIRE(replica);
+    constexpr std::size_t kPersists = 12;
+    constexpr std::size_t kBytes = 64 << 10;
+    for (std::size_t i = 0; i < kPersists; ++i) {
+        std::memset(aligned + 4096 + i * kBytes, static_cast<int>(i + 1), kBytes);
+        REQUIRE((*replica)->persist(4096 + i * kBytes, kBytes, 0, client::PersistMode::strict));
+    }
+
+    auto listed = rpmemctl(host.client_environment(), {"status", host.target(), "--json"});
+    INFO(listed.err);
+    REQUIRE(listed.status == 0);
+    const json status = json::parse(listed.out);
+    bool found = false;
+    for (const json& session : status["sessions"]) {
+        if (session["pool_set"] != "counted.set")
+            continue;
+        found = true;
+        CAPTURE(session.dump());
+        CHECK(session["persisted"]["messages"].get<std::uint64_t>() >= kPersists);
+        CHECK(session["persisted"]["bytes"].get<std::uint64_t>() >= kPersists * kBytes);
+        CHECK(session["persisted"]["latency_p50_ns"].get<std::uint64_t>() > 0);
+        CHECK(session["persisted"]["latency_p50_ns"].get<std::uint64_t>() <=
+              session["persisted"]["latency_p99_ns"].get<std::uint64_t>());
+    }
+    CHECK(found);
+
+    // The daemon's totals keep them after the session closed.
+    REQUIRE((*replica)->close());
+    const std::string response = http_get(read_port(metrics_port_file), "/metrics");
+    std::uint64_t persists_total = 0;
+    std::istringstream lines(response);
+    for (std::string line; std::getline(lines, line);)
+        if (line.starts_with("rpmemd_persists_total "))
+            persists_total = std::stoull(line.substr(line.find(' ') + 1));
+    CHECK(persists_total >= kPersists);
 }

@@ -145,3 +145,15 @@ TEST_CASE("min-in-sync-replicas: all by default, or a number of replicas") {
                        Catch::Contains("expected all or a whole number from 1 to 4096"));
     }
 }
+
+TEST_CASE("fan-out: on by default, off with RPMEM_FAN_OUT=0") {
+    auto defaults = load_settings(environment_of({}));
+    REQUIRE(defaults);
+    CHECK(defaults->fan_out);
+    auto off = load_settings(environment_of({{"RPMEM_FAN_OUT", "0"}}));
+    REQUIRE(off);
+    CHECK_FALSE(off->fan_out);
+    auto refused = load_settings(environment_of({{"RPMEM_FAN_OUT", "sometimes"}}));
+    REQUIRE_FALSE(refused);
+    CHECK_THAT(refused.error().message(), Catch::Contains("RPMEM_FAN_OUT"));
+}

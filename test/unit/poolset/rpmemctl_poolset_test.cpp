@@ -127,9 +127,20 @@ TEST_CASE("usage errors exit with 2, unreadable files with 1", "[rpmemctl]") {
     CHECK(rpmemctl({"poolset", "list"}).status == 2);
     CHECK(rpmemctl({"poolset", "check"}).status == 2);
     CHECK(rpmemctl({"poolset", "check", file, file}).status == 2);
-    CHECK(rpmemctl({"poolset", "check", "--yaml", file}).status == 2);
-    CHECK(rpmemctl({"--help"}).status == 0);
-    CHECK(rpmemctl({"poolset", "check", "--help"}).status == 0);
+    RunResult unknown = rpmemctl({"poolset", "check", "--yaml", file});
+    CHECK(unknown.status == 2);
+    // The message names the command and the argument at fault, and where the usage is.
+    CHECK_THAT(unknown.err, Catch::Contains("rpmemctl poolset check: ") &&
+                                Catch::Contains("--yaml") &&
+                                Catch::Contains("rpmemctl poolset check --help"));
+    RunResult help = rpmemctl({"--help"});
+    CHECK(help.status == 0);
+    for (const char* command :
+         {"init", "status", "events", "create", "info", "remove", "poolset", "verify"})
+        CHECK_THAT(help.out, Catch::Contains(command));
+    RunResult check_help = rpmemctl({"poolset", "check", "--help"});
+    CHECK(check_help.status == 0);
+    CHECK_THAT(check_help.out, Catch::Contains("--target") && Catch::Contains("FILE"));
     RunResult missing = rpmemctl({"poolset", "check", "/nonexistent/pool.set"});
     CHECK(missing.status == 1);
     CHECK_THAT(missing.output(), Catch::Contains("cannot open '/nonexistent/pool.set'"));

@@ -30,6 +30,7 @@ protocol::WorkerStart sample_start() {
     start.segments = {{0, 0, 4 << 20, 0}, {1, 4096, 4 << 20, 4 << 20}};
     start.responder_spin_ns = 200'000;
     start.responder_cpu = -1;
+    start.counters_page = true;
     return start;
 }
 

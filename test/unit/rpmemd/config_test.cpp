@@ -305,7 +305,7 @@ TEST_CASE("admission limits: keys, defaults and their consistency") {
     Config config;
     CHECK(config.max_pending_connections == 128);
     CHECK(config.max_pending_per_source == 16);
-    CHECK(effective_max_sessions_per_client(config) == 16); // a quarter of 64
+    CHECK(effective_max_sessions_per_client(config) == 64); // a quarter of 256
     config.max_sessions = 3;
     CHECK(effective_max_sessions_per_client(config) == 1);
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <cstdint>
+#include <fstream>
+#include <string>
 
 #include <catch2/catch.hpp>
 
@@ -9,10 +11,23 @@ using namespace rpmem::daemon;
 
 TEST_CASE("the descriptors needed follow the session and pending limits") {
     Config config;
-    CHECK(descriptors_needed(config) == 64 + 128 + 64 * 10); // the defaults: 832
+    CHECK(descriptors_needed(config) == 64 + 128 + 256 * 17); // the defaults: 4544
     config.max_sessions = 1000;
     config.max_pending_connections = 500;
-    CHECK(descriptors_needed(config) == 64 + 500 + 1000 * 10);
+    CHECK(descriptors_needed(config) == 64 + 500 + 1000 * 17);
+}
+
+TEST_CASE("the default limits fit the descriptor limit rpmemd.service sets") {
+    std::ifstream unit(RPMEMD_SERVICE);
+    REQUIRE(unit);
+    std::uint64_t limit = 0;
+    for (std::string line; std::getline(unit, line);)
+        if (line.rfind("LimitNOFILE=", 0) == 0)
+            limit = std::stoull(line.substr(12));
+    REQUIRE(limit > 0);
+    const Config defaults;
+    CHECK(defaults.max_sessions >= 256);
+    CHECK(descriptors_needed(defaults) <= limit);
 }
 
 TEST_CASE("a soft limit that covers the need is kept") {

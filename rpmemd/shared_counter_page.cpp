@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "rpmemd/shared_counter_page.h"
+
+#include <cerrno>
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace rpmem::daemon {
+
+namespace {
+
+constexpr std::size_t kPageSize = 4096;
+static_assert(sizeof(protocol::DataPathCounterPage) <= kPageSize);
+
+} // namespace
+
+Result<std::shared_ptr<SharedCounterPage>> SharedCounterPage::create() {
+    poolset::UniqueFd fd(::memfd_create("rpmemd-counters", MFD_CLOEXEC));
+    if (fd.get() < 0)
+        return fail(errno, "creating a session's counters page (memfd_create)");
+    if (::ftruncate(fd.get(), kPageSize) != 0)
+        return fail(errno, "sizing a session's counters page");
+    return map(std::move(fd));
+}
+
+Result<std::shared_ptr<SharedCounterPage>> SharedCounterPage::attach(poolset::UniqueFd fd) {
+    // Whatever the descriptor is, it must hold at least the page, or touching it would fault.
+    struct stat status {};
+    if (::fstat(fd.get(), &status) != 0)
+        return fail(errno, "the counters page descriptor");
+    if (!S_ISREG(status.st_mode) || static_cast<std::size_t>(status.st_size) < kPageSize)
+        return fail(EINVAL, "the counters page descriptor is not a page-sized file");
+    return map(std::move(fd));
+}
+
+Result<std::shared_ptr<SharedCounterPage>> SharedCounterPage::map(poolset::UniqueFd fd) {
+    void* address = ::mmap(nullptr, kPageSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+    if (address == MAP_FAILED)
+        return fail(errno, "mapping a session's counters page");
+    return std::shared_ptr<SharedCounterPage>(
+        new SharedCounterPage(std::move(fd), poolset::MappedRange(address, kPageSize)));
+}
+
+} // namespace rpmem::daemon

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <utility>
+
+#include "rpmemd_instance.h"
+#include "temp_dir.h"
+
+namespace rpmem::test {
+
+// Two real rpmemd with one set of credentials, each serving pool.set (2 MiB, no headers, one
+// part at ROOT/pool.part): the two replicas of one local pool, as libpmemobj's REPLICA lines.
+struct ReplicaPair {
+    explicit ReplicaPair(const std::string& name)
+        : root_a(name + "-a")
+        , root_b(name + "-b")
+        , a(root_a)
+        , b(root_b, {.shared_credentials = a.tls_dir()}) {
+        for (auto [rpmemd, root] : {std::pair{&a, &root_a}, std::pair{&b, &root_b}})
+            rpmemd->write_pool_set("pool.set", "PMEMPOOLSET\nOPTION NOHDRS\n2M " +
+                                                   (*root / "pool.part").string() + "\n");
+    }
+
+    std::filesystem::path part_a() const { return root_a / "pool.part"; }
+    std::filesystem::path part_b() const { return root_b / "pool.part"; }
+
+    TempDir root_a;
+    TempDir root_b;
+    RpmemdInstance a;
+    RpmemdInstance b;
+};
+
+} // namespace rpmem::test

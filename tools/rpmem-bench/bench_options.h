@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace rpmem::bench {
+
+// Where every subcommand writes its report: --format json|csv, --output FILE.
+struct OutputOptions {
+    bool csv = false;
+    std::string output; // empty: standard output
+};
+
+// Adds --format and --output to a subcommand.
+void add_output_options(CLI::App& command, OutputOptions& options);
+
+// A CLI11 transform for sizes in bytes: "4096", "4K", "64k", "1M", "2G" (binary multiples).
+// With ->delimiter(',') on a list option it applies to each element.
+CLI::Validator size_value();
+
+// The footer of the subcommands that use a pool file.
+inline constexpr const char* kPoolFooter =
+    "Run with PMEM_IS_PMEM_FORCE=1 unless the pool directory is persistent memory.";
+
+} // namespace rpmem::bench
