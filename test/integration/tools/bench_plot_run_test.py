@@ -7,9 +7,6 @@ runs. Skipped without python3-matplotlib.
 
 usage: bench_plot_run_test.py RPMEM_BENCH
 
-Not registered with meson yet: rpmem-bench gets --plot once its options are parsed by CLI11
-(issue 14, item 7); then: test('bench_plot_run', find_program('python3'), args : [files(...),
-rpmem_bench], suite : 'benchmark-smoke', is_parallel : false).
 """
 import json
 import os
