@@ -8,7 +8,6 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include "capi/last_error.h"
@@ -53,15 +52,8 @@ int data_path_status(const Result<void>& result, const client::Replica& replica,
         client::logger().flush();
     }
     [[maybe_unused]] auto written = ::write(STDERR_FILENO, text.data(), text.size());
-    // A real abort (SIGABRT, a core dump where enabled): Debian's libfabric loads libinfinipath,
-    // whose handler would turn it into exit status 1.
-    struct sigaction default_action {};
-    default_action.sa_handler = SIG_DFL;
-    ::sigaction(SIGABRT, &default_action, nullptr);
-    sigset_t abort_only;
-    sigemptyset(&abort_only);
-    sigaddset(&abort_only, SIGABRT);
-    ::pthread_sigmask(SIG_UNBLOCK, &abort_only, nullptr);
+    // A real abort (SIGABRT, a core dump where enabled), through the application's own SIGABRT
+    // disposition: loading libfabric left it as it was (fabric::FabricLibrary).
     std::abort();
 }
 

@@ -10,6 +10,7 @@
 #include <rdma/fi_errno.h>
 
 #include "fabric/fabric_error.h"
+#include "fabric/fabric_library.h"
 
 namespace rpmem::fabric {
 
@@ -98,8 +99,9 @@ CompletionError CompletionQueue::read_error() {
     std::string message =
         code == FI_ECANCELED
             ? fmt::format("{} cancelled: the connection was closed", operation_name(entry.flags))
-            : fmt::format("{} failed: {}", operation_name(entry.flags), fi_strerror(code));
-    if (code != FI_ECANCELED && detail[0] != '\0' && std::string_view(detail) != fi_strerror(code))
+            : fmt::format("{} failed: {}", operation_name(entry.flags), fabric_strerror(code));
+    if (code != FI_ECANCELED && detail[0] != '\0' &&
+        std::string_view(detail) != fabric_strerror(code))
         message += fmt::format(" (provider: {})", detail);
     return CompletionError{
         entry.op_context, entry.flags,

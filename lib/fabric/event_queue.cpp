@@ -9,6 +9,8 @@
 
 #include "fabric/address.h"
 #include "fabric/fabric_error.h"
+#include "fabric/fabric_library.h"
+#include "fabric/info.h"
 #include "fabric/logger.h"
 
 namespace rpmem::fabric {
@@ -105,7 +107,7 @@ Result<int> EventQueue::read_one(int block_ms) {
     }
     default:
         logger().debug("event queue: ignored event {}", event);
-        fi_freeinfo(entry->info); // null for every event but FI_CONNREQ
+        InfoDeleter{}(entry->info); // null for every event but FI_CONNREQ
         break;
     }
     return 1;
@@ -119,7 +121,7 @@ void EventQueue::dispatch_error(const fi_eq_err_entry& entry) {
     if (code == FI_ECONNREFUSED)
         message = "connection rejected by the peer";
     else
-        message = fmt::format("connection failed: {} ({})", fi_strerror(code), detail);
+        message = fmt::format("connection failed: {} ({})", fabric_strerror(code), detail);
     const std::lock_guard lock(mutex_);
     if (entry.fid != nullptr) {
         if (auto found = watched_.find(entry.fid); found != watched_.end()) {
@@ -131,7 +133,7 @@ void EventQueue::dispatch_error(const fi_eq_err_entry& entry) {
             if (!listener_failure_)
                 listener_failure_.emplace(
                     errno_from_fabric(code),
-                    fmt::format("listener failed: {} ({})", fi_strerror(code), detail),
+                    fmt::format("listener failed: {} ({})", fabric_strerror(code), detail),
                     ErrorSource::fabric, code);
             return;
         }

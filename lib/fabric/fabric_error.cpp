@@ -7,6 +7,8 @@
 
 #include <rdma/fi_errno.h>
 
+#include "fabric/fabric_library.h"
+
 namespace rpmem::fabric {
 
 namespace {
@@ -20,7 +22,7 @@ Error make_error(int errno_value, int code, std::string_view operation, std::str
         message += ")";
     }
     message += ": ";
-    message += fi_strerror(native);
+    message += fabric_strerror(native);
     return Error(errno_value, std::move(message), ErrorSource::fabric, native);
 }
 

@@ -3,6 +3,7 @@
 
 #include <rdma/fi_errno.h>
 
+#include "fabric/fabric_library.h"
 #include "fabric/logger.h"
 
 namespace rpmem::fabric {
@@ -12,7 +13,7 @@ void close_fid(fid_t fid) noexcept {
     if (ret != 0) {
         try {
             logger().warn("fi_close of a fabric object (class {}) failed: {}", fid->fclass,
-                          fi_strerror(-ret));
+                          fabric_strerror(-ret));
         } catch (...) {
             // Logging must not turn a failed close into a crash in a destructor.
         }

@@ -6,11 +6,16 @@
 #include <rdma/fabric.h>
 
 #include "base/error.h"
+#include "fabric/fabric_library.h"
 
 namespace rpmem::fabric {
 
+// An fi_info exists only once libfabric is loaded.
 struct InfoDeleter {
-    void operator()(fi_info* info) const noexcept { fi_freeinfo(info); }
+    void operator()(fi_info* info) const noexcept {
+        if (info != nullptr)
+            FabricLibrary::loaded()->freeinfo(info);
+    }
 };
 
 // Owner of an fi_info list as fi_getinfo returns it: fi_freeinfo frees the whole list once, so

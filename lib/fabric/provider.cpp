@@ -51,9 +51,12 @@ Result<InfoPtr> get_info(const ProviderRequest& request, const fi_info& hints) {
                                     ? std::string("0")
                                     : request.service;
     const std::uint64_t flags = request.role == Role::listener ? FI_SOURCE : 0;
+    auto library = FabricLibrary::load();
+    if (!library)
+        return fail(library.error());
     fi_info* list = nullptr;
-    const int ret = fi_getinfo(kApiVersion, node, service.empty() ? nullptr : service.c_str(),
-                               flags, &hints, &list);
+    const int ret = (*library)->getinfo(
+        kApiVersion, node, service.empty() ? nullptr : service.c_str(), flags, &hints, &list);
     if (ret == -FI_ENODATA)
         return InfoPtr();
     if (ret != 0)
@@ -140,8 +143,10 @@ std::vector<std::string> available_providers() {
     auto hints = make_hints({}, false);
     if (!hints)
         return names;
+    // make_hints succeeded, so libfabric is loaded.
     fi_info* list = nullptr;
-    if (fi_getinfo(kApiVersion, nullptr, nullptr, 0, hints->get(), &list) != 0)
+    if (FabricLibrary::loaded()->getinfo(kApiVersion, nullptr, nullptr, 0, hints->get(), &list) !=
+        0)
         return names;
     const InfoPtr owner(list);
     for (const fi_info* entry = list; entry != nullptr; entry = entry->next) {

@@ -243,13 +243,9 @@ int run_worker(int argc, char** argv) {
     PacketSocket socket{poolset::UniqueFd(kWorkerSocketFd)};
 
     // Load libfabric's providers while files may still be opened; later fi_getinfo calls
-    // reuse them.
+    // reuse them. The load leaves the dispositions above as they are (fabric::FabricLibrary),
+    // so a worker that crashes dies by its signal, for the supervisor's log and a core dump.
     (void)fabric::select_provider({"", fabric::Role::listener, "127.0.0.1", "0"});
-    // Debian's libfabric pulls in libinfinipath, whose handlers turn a crash into exit status 1
-    // (and a *.vm.btr file in the working directory): a worker that crashes must die by its
-    // signal, for the supervisor's log and for a core dump.
-    for (int signal : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT})
-        std::signal(signal, SIG_DFL);
 
     if (arguments->use_sandbox) {
         SandboxOptions& options = arguments->sandbox;

@@ -5,6 +5,8 @@
 #include <limits>
 #include <string_view>
 
+#include "result_plot.h"
+
 namespace rpmem::bench {
 
 void add_output_options(CLI::App& command, OutputOptions& options) {
@@ -15,6 +17,15 @@ void add_output_options(CLI::App& command, OutputOptions& options) {
         ->check(CLI::IsMember({"json", "csv"}));
     command.add_option("--output", options.output,
                        "write the results there instead of standard output");
+    command
+        .add_option("--plot", options.plot,
+                    "also draw the results into FILE.svg or FILE.png (rpmem-bench-plot)")
+        ->check(CLI::Validator(
+            [](const std::string& path) {
+                return is_plot_path(path) ? std::string()
+                                          : std::string("expected a FILE.svg or FILE.png");
+            },
+            "FILE.svg|png"));
 }
 
 CLI::Validator size_value() {

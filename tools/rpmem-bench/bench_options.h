@@ -7,13 +7,15 @@
 
 namespace rpmem::bench {
 
-// Where every subcommand writes its report: --format json|csv, --output FILE.
+// Where every subcommand writes its report: --format json|csv, --output FILE, and the figure
+// --plot FILE.svg|png draws of it.
 struct OutputOptions {
     bool csv = false;
     std::string output; // empty: standard output
+    std::string plot;   // empty: no figure
 };
 
-// Adds --format and --output to a subcommand.
+// Adds --format, --output and --plot to a subcommand.
 void add_output_options(CLI::App& command, OutputOptions& options);
 
 // A CLI11 transform for sizes in bytes: "4096", "4K", "64k", "1M", "2G" (binary multiples).

@@ -239,8 +239,7 @@ int run_persist(const PersistOptions& options, std::ostream& out, std::ostream& 
     }
     add_ratios(report);
 
-    return write_report(report, options.output.csv, options.output.output, "rpmem-bench persist",
-                        out, err);
+    return write_report(report, options.output, "rpmem-bench persist", out, err);
 }
 
 } // namespace

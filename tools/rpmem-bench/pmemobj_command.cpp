@@ -480,8 +480,7 @@ int run_pmemobj(const PmemobjOptions& given, std::ostream& out, std::ostream& er
         persists_per_transaction = bench.persists_per_transaction();
     }
     add_ratios(report, persists_per_transaction);
-    return write_report(report, options.output.csv, options.output.output, "rpmem-bench pmemobj",
-                        out, err);
+    return write_report(report, options.output, "rpmem-bench pmemobj", out, err);
 }
 
 } // namespace

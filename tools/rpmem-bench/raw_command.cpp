@@ -232,8 +232,7 @@ int run_raw(const RawOptions& options, std::ostream& out, std::ostream& err) {
         fmt::print(err, "rpmem-bench raw: {}\n", report.error().message());
         return kExitFailure;
     }
-    return write_report(*report, options.output.csv, options.output.output, "rpmem-bench raw", out,
-                        err);
+    return write_report(*report, options.output, "rpmem-bench raw", out, err);
 }
 
 } // namespace

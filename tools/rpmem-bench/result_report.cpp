@@ -11,6 +11,7 @@
 
 #include "command.h"
 #include "json_text.h"
+#include "result_plot.h"
 
 namespace rpmem::bench {
 
@@ -89,6 +90,14 @@ int write_report(const Report& report, bool csv, const std::string& output,
     else
         report.write_json(destination);
     return destination ? kExitOk : kExitFailure;
+}
+
+int write_report(const Report& report, const OutputOptions& options, std::string_view command,
+                 std::ostream& out, std::ostream& err) {
+    const int written = write_report(report, options.csv, options.output, command, out, err);
+    if (written != kExitOk || options.plot.empty())
+        return written;
+    return plot_report(report, options.plot, command, err);
 }
 
 } // namespace rpmem::bench

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench_options.h"
 #include "latency_summary.h"
 
 namespace rpmem::bench {
@@ -46,5 +47,9 @@ struct Report {
 // returns the command's exit status (failures are reported on `err` as "COMMAND: ...").
 int write_report(const Report& report, bool csv, const std::string& output,
                  std::string_view command, std::ostream& out, std::ostream& err);
+
+// As above, as the subcommand's --format and --output say, then the figure --plot asks for.
+int write_report(const Report& report, const OutputOptions& options, std::string_view command,
+                 std::ostream& out, std::ostream& err);
 
 } // namespace rpmem::bench

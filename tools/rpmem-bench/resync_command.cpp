@@ -365,8 +365,7 @@ int run_resync(const ResyncOptions& given, std::ostream& out, std::ostream& err)
         }
     }
     add_results(report, results);
-    return write_report(report, options.output.csv, options.output.output, "rpmem-bench resync",
-                        out, err);
+    return write_report(report, options.output, "rpmem-bench resync", out, err);
 }
 
 } // namespace

@@ -452,8 +452,7 @@ int run_sessions(const SessionsOptions& given, std::ostream& out, std::ostream& 
             return kExitFailure;
         }
     }
-    return write_report(report, options.output.csv, options.output.output, "rpmem-bench sessions",
-                        out, err);
+    return write_report(report, options.output, "rpmem-bench sessions", out, err);
 }
 
 } // namespace

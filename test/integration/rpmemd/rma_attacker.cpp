@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <rdma/fi_rma.h>
 
+#include "fabric/fabric_library.h"
 #include "fabric/waiter.h"
 #include "protocol/lane_binding.h"
 
@@ -137,7 +138,7 @@ RmaAttacker::WriteResult RmaAttacker::write(std::span<const RemoteSpan> remote,
         fi_writemsg(lane_->get(), &message, FI_COMPLETION | FI_DELIVERY_COMPLETE);
     if (posted != 0)
         return {Outcome::refused_locally,
-                fmt::format("fi_writemsg: {}", fi_strerror(-static_cast<int>(posted)))};
+                fmt::format("fi_writemsg: {}", fabric::fabric_strerror(-static_cast<int>(posted)))};
 
     // The lane's own queue serves only this write: wait for its completion, an error
     // completion, or the end of the connection (the waiter pumps the event queue).
