@@ -36,10 +36,12 @@ Result<void> set_switch(std::string_view value, bool& into) {
 
 using SettingSetter = Result<void> (*)(std::string_view value, Settings& settings);
 
-// A duration; a bare number is in `Unit` (PMDK's RPMEM_TIMEOUT is milliseconds).
+// A duration; a bare number is in `Unit` (PMDK's RPMEM_TIMEOUT is milliseconds). At least one
+// `Unit` unless `min` says otherwise (a spin of 0 means: never busy-poll).
 template <typename Unit>
-Result<void> set_duration(std::string_view value, Unit& into, std::chrono::microseconds max) {
-    auto duration = parse_config_duration(value, Unit(1), Unit(1), max);
+Result<void> set_duration(std::string_view value, Unit& into, std::chrono::microseconds max,
+                          std::chrono::microseconds min = Unit(1)) {
+    auto duration = parse_config_duration(value, Unit(1), min, max);
     if (!duration)
         return fail(std::move(duration.error()));
     into = std::chrono::duration_cast<Unit>(*duration);
@@ -134,8 +136,10 @@ const std::map<std::string_view, SettingSetter>& setters() {
              return {};
          }},
         {"fan-out", [](std::string_view v, Settings& s) { return set_switch(v, s.fan_out); }},
-        {"spin-us", [](std::string_view v,
-                       Settings& s) { return set_duration(v, s.spin, std::chrono::seconds(1)); }},
+        {"spin-us",
+         [](std::string_view v, Settings& s) {
+             return set_duration(v, s.spin, std::chrono::seconds(1), std::chrono::microseconds(0));
+         }},
         {"log-level",
          [](std::string_view v, Settings& s) -> Result<void> {
              static const std::vector<std::string_view> kLevels = {"off",  "error", "warn",

@@ -112,6 +112,17 @@ TEST_CASE("bad values name the variable, or the file and line") {
     CHECK_THAT(bad_key.error().message(), Catch::EndsWith(":1: unknown key 'colour'"));
 }
 
+TEST_CASE("RPMEM_SPIN_US=0 never busy-polls; a timeout of 0 is refused") {
+    auto never = load_settings(environment_of({{"RPMEM_SPIN_US", "0"}}));
+    REQUIRE(never);
+    CHECK(never->spin == std::chrono::microseconds(0));
+
+    auto no_timeout = load_settings(environment_of({{"RPMEM_TIMEOUT", "0"}}));
+    REQUIRE_FALSE(no_timeout);
+    CHECK_THAT(no_timeout.error().message(),
+               Catch::StartsWith("environment variable RPMEM_TIMEOUT"));
+}
+
 TEST_CASE("the log settings: the system log unless a level or a file is named") {
     auto defaults = load_settings(environment_of({}));
     REQUIRE(defaults);
