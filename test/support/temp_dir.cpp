@@ -43,6 +43,13 @@ std::filesystem::path TempDir::write(std::string_view name, std::string_view tex
     return file;
 }
 
+std::string read_text(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
 std::string TempDir::read(std::string_view name) const {
     const std::filesystem::path file = path_ / name;
     std::ifstream in(file, std::ios::binary);

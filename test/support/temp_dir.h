@@ -35,6 +35,9 @@ private:
     std::filesystem::path path_;
 };
 
+// The contents of `path`, or "" when it cannot be read (a log not written yet).
+std::string read_text(const std::filesystem::path& path);
+
 // Makes `directory` the working directory of the test process (and so of every child it
 // starts: rpmemd, rpmemctl, PMDK's programs) until it goes, then goes back. libfabric's psm
 // provider drops *.vm.btr files into the working directory of a program that crashes; inside a

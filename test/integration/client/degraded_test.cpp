@@ -23,21 +23,16 @@
 #include "librpmem.h"
 #include "pool_memory.h"
 #include "target_host.h"
+#include "temp_dir.h"
 
 using rpmem::test::apply_environment;
 using rpmem::test::kPoolSize;
 using rpmem::test::pool_memory;
+using rpmem::test::read_text;
 using rpmem::test::TargetHost;
 using namespace std::chrono_literals;
 
 namespace {
-
-std::string read_text(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 std::size_t count_of(const std::string& text, const std::string& needle) {
     std::size_t count = 0;

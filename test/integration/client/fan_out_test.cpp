@@ -22,6 +22,7 @@
 #include <catch2/catch.hpp>
 
 #include "librpmem.h"
+#include "pool_memory.h"
 #include "process.h"
 #include "replica_pair.h"
 #include "rpmemd_instance.h"
@@ -33,14 +34,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::size_t kPool = 2 * 1024 * 1024;
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+constexpr std::size_t kPool = kPoolSize;
 
 struct Pair : ReplicaPair {
     Pair()
@@ -61,14 +55,9 @@ long long posted_by_sibling(const std::string& log, const std::string& target) {
 // In the forked child: settings, a zeroed local pool, both replicas created on it.
 std::string open_both(Pair& pair, const fs::path& log, const EnvironmentChanges& extra,
                       std::byte*& pool, RPMEMpool*& on_a, RPMEMpool*& on_b) {
-    apply_environment(pair.a.client_environment());
-    apply_environment(
-        {{"RPMEM_TIMEOUT", "1500"}, {"RPMEM_LOG_FILE", log.string()}, {"RPMEM_LOG_LEVEL", "info"}});
+    apply_environment(pair.client_environment(log, 1500));
     apply_environment(extra);
-    pool = static_cast<std::byte*>(std::aligned_alloc(4096, kPool));
-    if (pool == nullptr)
-        return "no memory for the local pool";
-    std::memset(pool, 0, kPool);
+    pool = static_cast<std::byte*>(pool_memory().release()); // the child's until it exits
     unsigned lanes = 1;
     on_a = rpmem_create(pair.a.target().c_str(), "pool.set", pool, kPool, &lanes, nullptr);
     if (on_a == nullptr)

@@ -17,6 +17,7 @@
 #include <catch2/catch.hpp>
 
 #include "librpmem.h"
+#include "pool_memory.h"
 #include "process.h"
 #include "replica_pair.h"
 #include "rpmemd_instance.h"
@@ -27,14 +28,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr std::size_t kPool = 2 * 1024 * 1024;
-
-std::string read_text(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+constexpr std::size_t kPool = kPoolSize;
 
 // Persists fresh 64-byte blocks on `rpp` until one returns `wanted` (0 or -1) after the log
 // shows `log_text` (empty: at once), for at most 20 s; what happened otherwise.
@@ -67,25 +61,13 @@ struct Pair : ReplicaPair {
         : ReplicaPair("rpmem-min-in-sync") {}
 };
 
-std::byte* local_pool() {
-    void* memory = std::aligned_alloc(4096, kPool);
-    if (memory != nullptr)
-        std::memset(memory, 0, kPool);
-    return static_cast<std::byte*>(memory);
-}
-
 // In the forked child: the client settings (`min_in_sync`, librpmem's log in `log`), both
 // replicas opened on one new local pool, one persist each.
 std::string open_both(Pair& pair, const std::filesystem::path& log, const char* min_in_sync,
                       std::byte*& pool, RPMEMpool*& on_a, RPMEMpool*& on_b) {
-    apply_environment(pair.a.client_environment());
-    apply_environment({{"RPMEM_TIMEOUT", "3000"},
-                       {"RPMEM_MIN_IN_SYNC_REPLICAS", min_in_sync},
-                       {"RPMEM_LOG_FILE", log.string()},
-                       {"RPMEM_LOG_LEVEL", "info"}});
-    pool = local_pool();
-    if (pool == nullptr)
-        return "no memory for the local pool";
+    apply_environment(pair.client_environment(log, 3000));
+    apply_environment({{"RPMEM_MIN_IN_SYNC_REPLICAS", min_in_sync}});
+    pool = static_cast<std::byte*>(pool_memory().release()); // the child's until it exits
     unsigned lanes = 1;
     on_a = rpmem_create(pair.a.target().c_str(), "pool.set", pool, kPool, &lanes, nullptr);
     if (on_a == nullptr)

@@ -10,19 +10,11 @@
 #include <catch2/catch.hpp>
 
 #include "hello_target.h"
+#include "temp_dir.h"
 
 using namespace rpmem::test;
 
-namespace {
-
-std::string read_text(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-} // namespace
+namespace {} // namespace
 
 TEST_CASE("PMDK's create-or-open idiom leaves the application's stderr empty") {
     HelloTarget setup;

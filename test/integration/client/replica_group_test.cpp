@@ -17,6 +17,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "pool_memory.h"
 #include "process.h"
 #include "replica_group.h"
 #include "replica_pair.h"
@@ -28,14 +29,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::size_t kPool = 2 * 1024 * 1024;
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+constexpr std::size_t kPool = kPoolSize;
 
 struct Pair : ReplicaPair {
     Pair()
@@ -45,17 +39,13 @@ struct Pair : ReplicaPair {
     }
 };
 
+// In a forked child: the child's until it exits.
 std::byte* local_pool() {
-    auto* memory = static_cast<std::byte*>(std::aligned_alloc(4096, kPool));
-    if (memory != nullptr)
-        std::memset(memory, 0, kPool);
-    return memory;
+    return static_cast<std::byte*>(pool_memory().release());
 }
 
 void client_settings(const Pair& pair, const fs::path& log) {
-    apply_environment(pair.a.client_environment());
-    apply_environment(
-        {{"RPMEM_TIMEOUT", "1500"}, {"RPMEM_LOG_FILE", log.string()}, {"RPMEM_LOG_LEVEL", "info"}});
+    apply_environment(pair.client_environment(log, 1500));
 }
 
 std::string describe(const std::vector<rpmem::ReplicaFailure>& failures) {

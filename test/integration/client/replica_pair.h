@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "process.h"
 #include "rpmemd_instance.h"
 #include "temp_dir.h"
 
@@ -24,6 +25,15 @@ struct ReplicaPair {
     }
 
     std::filesystem::path part_a() const { return root_a / "pool.part"; }
+    // A client of both (they share credentials): a's TLS files, RPMEM_TIMEOUT `timeout_ms` and
+    // librpmem's log at info level in `log`.
+    EnvironmentChanges client_environment(const std::filesystem::path& log, int timeout_ms) const {
+        EnvironmentChanges environment = a.client_environment();
+        environment["RPMEM_TIMEOUT"] = std::to_string(timeout_ms);
+        environment["RPMEM_LOG_FILE"] = log.string();
+        environment["RPMEM_LOG_LEVEL"] = "info";
+        return environment;
+    }
     std::filesystem::path part_b() const { return root_b / "pool.part"; }
 
     TempDir root_a;

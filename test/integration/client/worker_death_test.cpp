@@ -19,20 +19,15 @@
 #include "pool_memory.h"
 #include "sanitizer.h"
 #include "target_host.h"
+#include "temp_dir.h"
 
 using rpmem::test::apply_environment;
 using rpmem::test::kPoolSize;
 using rpmem::test::pool_memory;
+using rpmem::test::read_text;
 using rpmem::test::TargetHost;
 
 namespace {
-
-std::string read_text(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 std::string fmt_proc_status(pid_t pid) {
     return "/proc/" + std::to_string(pid) + "/status";
