@@ -31,7 +31,7 @@ TEST_CASE("an RMA write lands at the target and reads back the same", "[fabric][
     const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
     LoopbackTarget target({provider});
     LoopbackClient client(provider, target.service());
-    Endpoint lane = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
 
     // Without FI_MR_VIRT_ADDR the target hands out offsets (base 0), with it its address.
     const Capabilities& caps = lane.capabilities();
@@ -57,7 +57,7 @@ TEST_CASE("messages go both ways", "[fabric][msg]") {
     const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
     LoopbackTarget target({provider});
     LoopbackClient client(provider, target.service());
-    Endpoint lane = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
 
     int reply_tag = 0;
     int send_tag = 0;
@@ -84,7 +84,7 @@ TEST_CASE("a commit-complete write is in the target's memory when it completes",
     const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
     LoopbackTarget target({provider});
     LoopbackClient client(provider, target.service());
-    Endpoint lane = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
     REQUIRE(lane.capabilities().commit_complete);
     CHECK(lane.capabilities().rma_pmem == (provider == "tcp"));
 
@@ -103,7 +103,7 @@ TEST_CASE("unsignalled writes beyond the transmit depth never overflow the queue
     LoopbackClient client(provider, target.service());
     EndpointOptions options;
     options.tx_depth = 4;
-    Endpoint lane = client.connect_lane(bytes_of("token"), options);
+    OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"), options);
     REQUIRE(lane.tx_depth() == 4);
 
     // 64 unsignalled writes on a queue of 4: the window forces completions and waits for them.
@@ -126,7 +126,7 @@ TEST_CASE("a wrong remote key gives an error completion, not a crash", "[fabric]
     const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
     LoopbackTarget target({provider});
     LoopbackClient client(provider, target.service());
-    Endpoint lane = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
 
     RemoteRegion forged = target.region();
     forged.key ^= 0x5a5a5a5a5a5a5a5aULL;
@@ -140,7 +140,7 @@ TEST_CASE("a wrong remote key gives an error completion, not a crash", "[fabric]
     CHECK(lane.state().failed());
 
     // The target is still serving: a new lane works.
-    Endpoint fresh = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint fresh = client.connect_lane(bytes_of("token"));
     must(fresh.read(client.region(), 0, 8, target.region(), 0, &tag));
     must(fresh.wait_for(&tag, deadline_after(kDeadline)));
 }
@@ -150,7 +150,7 @@ TEST_CASE("an out-of-range remote offset gives an error completion, not a crash"
     const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
     LoopbackTarget target({provider});
     LoopbackClient client(provider, target.service());
-    Endpoint lane = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
 
     // The local check refuses what the region does not contain...
     auto refused = lane.write(client.region(), 0, 64, target.region(), target.region().length);
@@ -168,7 +168,7 @@ TEST_CASE("an out-of-range remote offset gives an error completion, not a crash"
     INFO(done.error().message());
     CHECK(done.error().errno_value() != ETIMEDOUT);
 
-    Endpoint fresh = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint fresh = client.connect_lane(bytes_of("token"));
     must(fresh.read(client.region(), 0, 8, target.region(), 0, &tag));
     must(fresh.wait_for(&tag, deadline_after(kDeadline)));
 }
