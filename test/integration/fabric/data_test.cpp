@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include <catch2/catch.hpp>
 
@@ -171,4 +172,29 @@ TEST_CASE("an out-of-range remote offset gives an error completion, not a crash"
     OwnQueueEndpoint fresh = client.connect_lane(bytes_of("token"));
     must(fresh.read(client.region(), 0, 8, target.region(), 0, &tag));
     must(fresh.wait_for(&tag, deadline_after(kDeadline)));
+}
+
+TEST_CASE("a lane moved onto a connected one replaces it and keeps working", "[fabric][move]") {
+    const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
+    LoopbackTarget target({provider});
+    LoopbackClient client(provider, target.service());
+    OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint other = client.connect_lane(bytes_of("token"));
+    // The generated move assignment closes the old endpoint, then its queue.
+    lane = std::move(other);
+
+    fill(client.buffer(), 4096, 5);
+    must(lane.write(client.region(), 0, 4096, target.region(), 8192));
+    int read_tag = 0;
+    must(lane.read(client.region(), 262144, 4096, target.region(), 8192, &read_tag));
+    const Completion done = must(lane.wait_for(&read_tag, deadline_after(kDeadline)));
+    CHECK(done.context == &read_tag);
+    CHECK(std::memcmp(client.buffer() + 262144, client.buffer(), 4096) == 0);
+    // The replaced connection was closed: its target side fails (the target thread looks at
+    // its lanes' states after every read of its queue).
+    const Deadline deadline = deadline_after(kDeadline);
+    while (target.broken() != 1 && Clock::now() < deadline)
+        std::this_thread::yield();
+    CHECK(target.broken() == 1);
+    CHECK(target.failure().empty());
 }
