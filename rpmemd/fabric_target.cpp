@@ -18,9 +18,9 @@
 #include <spdlog/spdlog.h>
 
 #include "fabric/completion_queue.h"
-#include "fabric/endpoint.h"
 #include "fabric/memory_region.h"
 #include "fabric/passive_endpoint.h"
+#include "fabric/shared_queue_endpoint.h"
 #include "fabric/stack.h"
 #include "persist/request_handler.h"
 #include "persist/target_lane.h"
@@ -341,8 +341,8 @@ void FabricTarget::admit(fabric::ConnectionRequest& request) {
     options.rx_depth = protocol::kLaneCredits;
     options.tx_depth = persist::TargetLane::kReplySlots;
     options.peer = request.peer;
-    auto endpoint = fabric::Endpoint::create_shared(stack_->domain(), *request.info,
-                                                    stack_->events(), *completions_, options);
+    auto endpoint = fabric::SharedQueueEndpoint::create(stack_->domain(), *request.info,
+                                                        stack_->events(), *completions_, options);
     if (!endpoint)
         return refuse(endpoint.error().message());
     if (auto accepted = lane.accept(std::move(*endpoint)); !accepted)

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "fabric/endpoint.h"
+#include "fabric/own_queue_endpoint.h"
 #include "protocol/lane_binding.h"
 
 namespace rpmem::client {
@@ -103,11 +103,11 @@ Result<void> LaneSet::open(const protocol::DataPath& data_path, std::string_view
     options.rx_depth = protocol::kLaneCredits;
     options.tx_timeout = settings.timeout;
     options.peer = peer;
-    std::vector<fabric::Endpoint> endpoints;
+    std::vector<fabric::OwnQueueEndpoint> endpoints;
     endpoints.reserve(lanes);
     for (unsigned lane = 0; lane < lanes; ++lane) {
-        auto endpoint =
-            fabric::Endpoint::create(stack_->domain(), stack_->info(), stack_->events(), options);
+        auto endpoint = fabric::OwnQueueEndpoint::create(stack_->domain(), stack_->info(),
+                                                         stack_->events(), options);
         if (!endpoint)
             return fail(step(std::move(endpoint.error()), fmt::format("opening lane {}", lane)));
         const protocol::LaneBinding binding{data_path.token, lane};

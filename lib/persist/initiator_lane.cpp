@@ -31,7 +31,7 @@ std::size_t InitiatorLane::buffer_size(std::size_t inline_size, std::size_t boun
            kLaneCredits * kCacheLine + kCacheLine + round_up(bounce_size, kCacheLine);
 }
 
-InitiatorLane::InitiatorLane(unsigned index, fabric::Endpoint endpoint,
+InitiatorLane::InitiatorLane(unsigned index, fabric::OwnQueueEndpoint endpoint,
                              const fabric::MemoryRegion& pool, const fabric::RemoteRegion& remote,
                              const fabric::MemoryRegion& buffers, std::size_t buffer_offset,
                              const InitiatorConfig& config)

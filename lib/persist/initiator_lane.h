@@ -10,8 +10,8 @@
 #include <string>
 
 #include "base/error.h"
-#include "fabric/endpoint.h"
 #include "fabric/memory_region.h"
+#include "fabric/own_queue_endpoint.h"
 #include "persist/adaptive_spin.h"
 #include "persist/credit_window.h"
 #include "protocol/lane_message.h"
@@ -51,9 +51,10 @@ class InitiatorLane {
 public:
     // `buffers` is registered for send, receive and read-target access; this lane uses
     // buffer_size(inline, bounce) bytes of it from `buffer_offset`.
-    InitiatorLane(unsigned index, fabric::Endpoint endpoint, const fabric::MemoryRegion& pool,
-                  const fabric::RemoteRegion& remote, const fabric::MemoryRegion& buffers,
-                  std::size_t buffer_offset, const InitiatorConfig& config);
+    InitiatorLane(unsigned index, fabric::OwnQueueEndpoint endpoint,
+                  const fabric::MemoryRegion& pool, const fabric::RemoteRegion& remote,
+                  const fabric::MemoryRegion& buffers, std::size_t buffer_offset,
+                  const InitiatorConfig& config);
 
     static std::size_t buffer_size(std::size_t inline_size, std::size_t bounce_size) noexcept;
 
@@ -105,7 +106,7 @@ private:
     std::size_t reply_slot_offset(unsigned slot) const noexcept;
 
     unsigned index_;
-    fabric::Endpoint endpoint_;
+    fabric::OwnQueueEndpoint endpoint_;
     const fabric::MemoryRegion& pool_;
     fabric::RemoteRegion remote_;
     const fabric::MemoryRegion& buffers_;

@@ -59,7 +59,7 @@ std::size_t TargetLane::reply_offset(unsigned index) const noexcept {
     return buffer_offset_ + kLaneCredits * slot_size_ + index * kLaneReplySize;
 }
 
-Result<void> TargetLane::accept(fabric::Endpoint endpoint) {
+Result<void> TargetLane::accept(fabric::SharedQueueEndpoint endpoint) {
     if (endpoint_ || retired_)
         return fail(EBUSY, fmt::format("lane {} is already connected or was closed", index_));
     for (Slot& slot : receives_) {
@@ -142,7 +142,7 @@ void TargetLane::send_reply(const protocol::LaneReply& reply) {
 
     std::optional<fabric::Deadline> deadline; // read the clock only when a retry is needed
     for (;;) {
-        auto sent = endpoint_->send(buffers_, offset, kLaneReplySize, fabric::Signal::yes, &slot);
+        auto sent = endpoint_->send(buffers_, offset, kLaneReplySize, &slot);
         if (sent) {
             slot.busy = true;
             return;

@@ -9,9 +9,9 @@
 
 #include "base/error.h"
 #include "fabric/completion_queue.h"
-#include "fabric/endpoint.h"
 #include "fabric/event_queue.h"
 #include "fabric/memory_region.h"
+#include "fabric/shared_queue_endpoint.h"
 #include "persist/request_handler.h"
 #include "protocol/data_path_counters.h"
 #include "protocol/lane_message.h"
@@ -53,7 +53,7 @@ public:
 
     // Takes a freshly created endpoint, posts the receive slots and accepts the connection.
     // Refused (EBUSY) when the lane is or was connected; the endpoint is then dropped.
-    Result<void> accept(fabric::Endpoint endpoint);
+    Result<void> accept(fabric::SharedQueueEndpoint endpoint);
 
     bool connected() const noexcept { return endpoint_.has_value(); }
 
@@ -91,7 +91,7 @@ private:
     std::string name_;
     protocol::DataPathCounterPage* counters_;
 
-    std::optional<fabric::Endpoint> endpoint_;
+    std::optional<fabric::SharedQueueEndpoint> endpoint_;
     std::array<Slot, protocol::kLaneCredits> receives_{};
     std::array<Slot, kReplySlots> replies_{};
     unsigned next_reply_ = 0;

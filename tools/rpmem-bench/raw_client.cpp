@@ -93,7 +93,8 @@ Result<void> RawClient::open(std::size_t lanes) {
     lanes_.reserve(lanes);
     const std::string token = "rpmem-bench";
     for (std::size_t i = 0; i < lanes; ++i) {
-        auto endpoint = Endpoint::create(stack_->domain(), stack_->info(), stack_->events());
+        auto endpoint =
+            OwnQueueEndpoint::create(stack_->domain(), stack_->info(), stack_->events());
         if (!endpoint)
             return fail(std::move(endpoint.error()));
         if (auto connected = endpoint->connect(std::as_bytes(std::span(token))); !connected)
@@ -115,7 +116,7 @@ void RawClient::set_wait_policy(const WaitPolicy& policy) {
 
 Result<void> RawClient::run_once(RawOperation operation, std::size_t index, std::size_t size) {
     Lane& lane = lanes_[index];
-    Endpoint& endpoint = lane.endpoint;
+    OwnQueueEndpoint& endpoint = lane.endpoint;
     const MemoryRegion& source = *source_region_;
     const MemoryRegion& messages = *message_region_;
     const std::size_t slot = index * kLaneSlot;

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "base/error.h"
-#include "fabric/endpoint.h"
 #include "fabric/memory_region.h"
+#include "fabric/own_queue_endpoint.h"
 #include "fabric/stack.h"
 #include "fabric/waiter.h"
 #include "raw_target.h"
@@ -54,7 +54,7 @@ public:
 
 private:
     struct Lane {
-        fabric::Endpoint endpoint;
+        fabric::OwnQueueEndpoint endpoint;
         std::size_t index;
         int read_tag = 0; // addresses used as operation contexts
         int commit_tag = 0;

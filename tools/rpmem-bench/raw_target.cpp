@@ -105,8 +105,8 @@ void RawTarget::accept_requests() {
         options.tx_depth = kLaneDepth;
         options.rx_depth = kLaneDepth;
         options.peer = request->peer;
-        auto endpoint = Endpoint::create_shared(stack_->domain(), *request->info, stack_->events(),
-                                                *completions_, options);
+        auto endpoint = SharedQueueEndpoint::create(stack_->domain(), *request->info,
+                                                    stack_->events(), *completions_, options);
         if (!endpoint) {
             record(endpoint.error());
             continue;
@@ -135,7 +135,7 @@ void RawTarget::answer(Lane& lane) {
     }
     for (int attempt = 0;; ++attempt) {
         auto sent = lane.endpoint.send(*message_region_, offset + kMessageSlot, kReplySize,
-                                       Signal::yes, &lane.reply_tag);
+                                       &lane.reply_tag);
         if (sent)
             return;
         // A lane's first request can beat its FI_CONNECTED here; anything else is a failure.

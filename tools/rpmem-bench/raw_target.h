@@ -13,9 +13,9 @@
 
 #include "base/error.h"
 #include "fabric/completion_queue.h"
-#include "fabric/endpoint.h"
 #include "fabric/memory_region.h"
 #include "fabric/passive_endpoint.h"
+#include "fabric/shared_queue_endpoint.h"
 #include "fabric/stack.h"
 #include "fabric/waiter.h"
 
@@ -63,7 +63,7 @@ public:
 
 private:
     struct Lane {
-        fabric::Endpoint endpoint;
+        fabric::SharedQueueEndpoint endpoint;
         std::size_t index;
         bool reply_tag = false; // its address is the context of the lane's replies
     };

@@ -13,7 +13,7 @@
 #include "protocol/lane_binding.h"
 #include "protocol/lane_message.h"
 
-namespace persist = rpmem::persist;
+namespace protocol = rpmem::protocol;
 
 namespace {
 

@@ -44,7 +44,7 @@ TEST_CASE("the listener sees the connector's private data and accepts", "[fabric
     LoopbackTarget target(options);
     LoopbackClient client(provider, target.service());
 
-    Endpoint lane = client.connect_lane(bytes_of("session-token-0123456789abcdef"));
+    OwnQueueEndpoint lane = client.connect_lane(bytes_of("session-token-0123456789abcdef"));
     CHECK(lane.state().phase() == ConnectionState::Phase::connected);
     CHECK(lane.peer() == "127.0.0.1:" + target.service());
     {
@@ -64,7 +64,7 @@ TEST_CASE("a rejected connection fails with ECONNREFUSED and the listener goes o
     LoopbackTarget target(options);
     LoopbackClient client(provider, target.service());
 
-    Endpoint refused = client.start_lane(bytes_of("forged"));
+    OwnQueueEndpoint refused = client.start_lane(bytes_of("forged"));
     auto outcome = refused.wait_connected(deadline_after(std::chrono::seconds(10)));
     REQUIRE_FALSE(outcome);
     CHECK(outcome.error().errno_value() == ECONNREFUSED);
@@ -77,7 +77,7 @@ TEST_CASE("a rejected connection fails with ECONNREFUSED and the listener goes o
     REQUIRE_FALSE(write);
     CHECK(write.error().errno_value() == ECONNREFUSED);
 
-    Endpoint accepted = client.connect_lane(bytes_of("good"));
+    OwnQueueEndpoint accepted = client.connect_lane(bytes_of("good"));
     CHECK(accepted.state().phase() == ConnectionState::Phase::connected);
     CHECK(target.rejected() == 1);
     CHECK(target.accepted() == 1);
@@ -92,8 +92,8 @@ TEST_CASE("connecting to a port nobody listens on fails, not hangs", "[fabric][c
         service = gone.service();
     }
     LoopbackClient client(provider, service);
-    Endpoint lane = must(Endpoint::create(client.side().domain, *client.side().provider.info,
-                                          *client.side().events));
+    OwnQueueEndpoint lane = must(OwnQueueEndpoint::create(
+        client.side().domain, *client.side().provider.info, *client.side().events));
     auto connected = lane.connect(bytes_of("token"));
     if (connected)
         connected = lane.wait_connected(deadline_after(std::chrono::seconds(10)));
@@ -106,8 +106,8 @@ TEST_CASE("private data larger than the provider carries is refused before sendi
     const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
     LoopbackTarget target({provider});
     LoopbackClient client(provider, target.service());
-    Endpoint lane = must(Endpoint::create(client.side().domain, *client.side().provider.info,
-                                          *client.side().events));
+    OwnQueueEndpoint lane = must(OwnQueueEndpoint::create(
+        client.side().domain, *client.side().provider.info, *client.side().events));
     const std::string huge(4096, 'x');
     auto connected = lane.connect(bytes_of(huge));
     REQUIRE_FALSE(connected);

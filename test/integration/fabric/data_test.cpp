@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include <catch2/catch.hpp>
 
@@ -31,7 +32,7 @@ TEST_CASE("an RMA write lands at the target and reads back the same", "[fabric][
     const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
     LoopbackTarget target({provider});
     LoopbackClient client(provider, target.service());
-    Endpoint lane = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
 
     // Without FI_MR_VIRT_ADDR the target hands out offsets (base 0), with it its address.
     const Capabilities& caps = lane.capabilities();
@@ -57,7 +58,7 @@ TEST_CASE("messages go both ways", "[fabric][msg]") {
     const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
     LoopbackTarget target({provider});
     LoopbackClient client(provider, target.service());
-    Endpoint lane = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
 
     int reply_tag = 0;
     int send_tag = 0;
@@ -84,7 +85,7 @@ TEST_CASE("a commit-complete write is in the target's memory when it completes",
     const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
     LoopbackTarget target({provider});
     LoopbackClient client(provider, target.service());
-    Endpoint lane = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
     REQUIRE(lane.capabilities().commit_complete);
     CHECK(lane.capabilities().rma_pmem == (provider == "tcp"));
 
@@ -103,7 +104,7 @@ TEST_CASE("unsignalled writes beyond the transmit depth never overflow the queue
     LoopbackClient client(provider, target.service());
     EndpointOptions options;
     options.tx_depth = 4;
-    Endpoint lane = client.connect_lane(bytes_of("token"), options);
+    OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"), options);
     REQUIRE(lane.tx_depth() == 4);
 
     // 64 unsignalled writes on a queue of 4: the window forces completions and waits for them.
@@ -126,7 +127,7 @@ TEST_CASE("a wrong remote key gives an error completion, not a crash", "[fabric]
     const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
     LoopbackTarget target({provider});
     LoopbackClient client(provider, target.service());
-    Endpoint lane = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
 
     RemoteRegion forged = target.region();
     forged.key ^= 0x5a5a5a5a5a5a5a5aULL;
@@ -140,7 +141,7 @@ TEST_CASE("a wrong remote key gives an error completion, not a crash", "[fabric]
     CHECK(lane.state().failed());
 
     // The target is still serving: a new lane works.
-    Endpoint fresh = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint fresh = client.connect_lane(bytes_of("token"));
     must(fresh.read(client.region(), 0, 8, target.region(), 0, &tag));
     must(fresh.wait_for(&tag, deadline_after(kDeadline)));
 }
@@ -150,7 +151,7 @@ TEST_CASE("an out-of-range remote offset gives an error completion, not a crash"
     const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
     LoopbackTarget target({provider});
     LoopbackClient client(provider, target.service());
-    Endpoint lane = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
 
     // The local check refuses what the region does not contain...
     auto refused = lane.write(client.region(), 0, 64, target.region(), target.region().length);
@@ -168,7 +169,32 @@ TEST_CASE("an out-of-range remote offset gives an error completion, not a crash"
     INFO(done.error().message());
     CHECK(done.error().errno_value() != ETIMEDOUT);
 
-    Endpoint fresh = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint fresh = client.connect_lane(bytes_of("token"));
     must(fresh.read(client.region(), 0, 8, target.region(), 0, &tag));
     must(fresh.wait_for(&tag, deadline_after(kDeadline)));
+}
+
+TEST_CASE("a lane moved onto a connected one replaces it and keeps working", "[fabric][move]") {
+    const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
+    LoopbackTarget target({provider});
+    LoopbackClient client(provider, target.service());
+    OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint other = client.connect_lane(bytes_of("token"));
+    // The generated move assignment closes the old endpoint, then its queue.
+    lane = std::move(other);
+
+    fill(client.buffer(), 4096, 5);
+    must(lane.write(client.region(), 0, 4096, target.region(), 8192));
+    int read_tag = 0;
+    must(lane.read(client.region(), 262144, 4096, target.region(), 8192, &read_tag));
+    const Completion done = must(lane.wait_for(&read_tag, deadline_after(kDeadline)));
+    CHECK(done.context == &read_tag);
+    CHECK(std::memcmp(client.buffer() + 262144, client.buffer(), 4096) == 0);
+    // The replaced connection was closed: its target side fails (the target thread looks at
+    // its lanes' states after every read of its queue).
+    const Deadline deadline = deadline_after(kDeadline);
+    while (target.broken() != 1 && Clock::now() < deadline)
+        std::this_thread::yield();
+    CHECK(target.broken() == 1);
+    CHECK(target.failure().empty());
 }

@@ -89,8 +89,8 @@ void LoopbackTarget::serve_requests() {
         lane_options.tx_depth = kLaneDepth;
         lane_options.rx_depth = kLaneDepth;
         lane_options.peer = request->peer;
-        auto endpoint = Endpoint::create_shared(side_.domain, *request->info, *side_.events,
-                                                *completions_, lane_options);
+        auto endpoint = SharedQueueEndpoint::create(side_.domain, *request->info, *side_.events,
+                                                    *completions_, lane_options);
         if (!endpoint) {
             record(endpoint.error());
             continue;
@@ -127,7 +127,7 @@ void LoopbackTarget::answer(Lane& lane) {
     const Deadline deadline = deadline_after(std::chrono::seconds(5));
     for (;;) {
         auto sent = lane.endpoint.send(*message_region_, offset + kMessageSize, kMessageSize,
-                                       Signal::yes, &lane.reply_tag);
+                                       &lane.reply_tag);
         if (sent)
             return;
         // The first message of a lane may come before its FI_CONNECTED was read here.
@@ -177,17 +177,17 @@ LoopbackClient::LoopbackClient(const std::string& provider, const std::string& s
                                                access::kSendSource | access::kReceiveTarget)));
 }
 
-Endpoint LoopbackClient::start_lane(std::span<const std::byte> private_data,
-                                    EndpointOptions options) {
-    Endpoint endpoint =
-        must(Endpoint::create(side_.domain, *side_.provider.info, *side_.events, options));
+OwnQueueEndpoint LoopbackClient::start_lane(std::span<const std::byte> private_data,
+                                            EndpointOptions options) {
+    OwnQueueEndpoint endpoint =
+        must(OwnQueueEndpoint::create(side_.domain, *side_.provider.info, *side_.events, options));
     must(endpoint.connect(private_data));
     return endpoint;
 }
 
-Endpoint LoopbackClient::connect_lane(std::span<const std::byte> private_data,
-                                      EndpointOptions options) {
-    Endpoint endpoint = start_lane(private_data, std::move(options));
+OwnQueueEndpoint LoopbackClient::connect_lane(std::span<const std::byte> private_data,
+                                              EndpointOptions options) {
+    OwnQueueEndpoint endpoint = start_lane(private_data, std::move(options));
     must(endpoint.wait_connected(deadline_after(std::chrono::seconds(10))));
     return endpoint;
 }

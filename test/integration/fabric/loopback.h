@@ -16,12 +16,13 @@
 
 #include "fabric/completion_queue.h"
 #include "fabric/domain.h"
-#include "fabric/endpoint.h"
 #include "fabric/event_queue.h"
 #include "fabric/fabric.h"
 #include "fabric/memory_region.h"
+#include "fabric/own_queue_endpoint.h"
 #include "fabric/passive_endpoint.h"
 #include "fabric/provider.h"
+#include "fabric/shared_queue_endpoint.h"
 
 // Test support for the fabric integration tests: a target thread that listens on 127.0.0.1
 // port 0, accepts or rejects by private data, and serves its endpoints from one shared
@@ -100,7 +101,7 @@ public:
 
 private:
     struct Lane {
-        Endpoint endpoint;
+        SharedQueueEndpoint endpoint;
         std::size_t index;
         bool receive_tag = false; // addresses used as operation contexts
         bool reply_tag = false;
@@ -139,8 +140,10 @@ public:
 
     // Creates an endpoint with its own CQ and posts its connect (parallel connects: call this
     // for each, then wait_connected on each).
-    Endpoint start_lane(std::span<const std::byte> private_data, EndpointOptions options = {});
-    Endpoint connect_lane(std::span<const std::byte> private_data, EndpointOptions options = {});
+    OwnQueueEndpoint start_lane(std::span<const std::byte> private_data,
+                                EndpointOptions options = {});
+    OwnQueueEndpoint connect_lane(std::span<const std::byte> private_data,
+                                  EndpointOptions options = {});
 
     Side& side() { return side_; }
     const Capabilities& capabilities() const { return side_.provider.capabilities; }

@@ -34,10 +34,10 @@ TEST_CASE("many endpoints connect in parallel and all move data", "[fabric][lane
     EndpointOptions small;
     small.tx_depth = 8;
     small.rx_depth = 8;
-    std::vector<Endpoint> endpoints;
+    std::vector<OwnQueueEndpoint> endpoints;
     for (std::size_t i = 0; i < lanes; ++i)
         endpoints.push_back(client.start_lane(bytes_of("lane"), small));
-    for (Endpoint& endpoint : endpoints)
+    for (OwnQueueEndpoint& endpoint : endpoints)
         must(endpoint.wait_connected(deadline_after(std::chrono::seconds(20))));
     CHECK(target.accepted() == lanes);
 

@@ -100,14 +100,14 @@ void serve_as_target(const std::string& provider, int, int up) {
 void connect_as_client(const std::string& provider, int down, int up) {
     const std::string service = Child::read_line(down);
     LoopbackClient client(provider, service);
-    Endpoint lane = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
     Child::write_line(up, "connected");
     pause();
 }
 
 // A write and an 8-byte read, waited for: one APM-style round trip.
-Result<Completion> round_trip(LoopbackClient& client, Endpoint& lane, const RemoteRegion& region,
-                              int& tag) {
+Result<Completion> round_trip(LoopbackClient& client, OwnQueueEndpoint& lane,
+                              const RemoteRegion& region, int& tag) {
     if (auto written = lane.write(client.region(), 0, 64, region, 0); !written)
         return tl::unexpected(written.error());
     if (auto read = lane.read(client.region(), 4096, 8, region, 0, &tag); !read)
@@ -128,7 +128,7 @@ TEST_CASE("a client lane sees its target's death as ECONNRESET before the deadli
     REQUIRE(region.length > 0);
 
     LoopbackClient client(provider, service);
-    Endpoint lane = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
     int tag = 0;
     must(round_trip(client, lane, region, tag));
 
@@ -156,7 +156,7 @@ TEST_CASE("a waiting client lane is woken with ECONNRESET when its target dies",
     REQUIRE(region.length > 0);
 
     LoopbackClient client(provider, service);
-    Endpoint lane = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
     // A receive that the target never answers: the lane waits for it when the target dies.
     int tag = 0;
     must(lane.post_receive(client.region(), 8192, kMessageSize, &tag));
@@ -183,7 +183,8 @@ TEST_CASE("a target endpoint sees its client's death as ECONNRESET before the de
     AlignedBuffer buffer(4096);
     MemoryRegion region = must(MemoryRegion::register_memory(
         side.domain, buffer.data(), buffer.size(), access::kReceiveTarget));
-    Endpoint endpoint = must(Endpoint::create(side.domain, *request.info, *side.events));
+    OwnQueueEndpoint endpoint =
+        must(OwnQueueEndpoint::create(side.domain, *request.info, *side.events));
     int tag = 0;
     must(endpoint.post_receive(region, 0, kMessageSize, &tag));
     must(endpoint.accept());
@@ -204,8 +205,8 @@ TEST_CASE("a peer's orderly shutdown wakes the waiter with ECONNRESET", "[fabric
     const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
     LoopbackTarget target({provider});
     LoopbackClient client(provider, target.service());
-    Endpoint lane = client.connect_lane(bytes_of("token"));
-    Endpoint other = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
+    OwnQueueEndpoint other = client.connect_lane(bytes_of("token"));
 
     // Closing one lane must not disturb the other.
     must(lane.shutdown());

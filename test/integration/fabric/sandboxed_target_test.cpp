@@ -98,7 +98,7 @@ TEST_CASE("a sandboxed target serves RMA and messages", "[fabric][sandbox]") {
     RemoteRegion region;
     if (served >> port >> region.address >> region.key >> region.length) {
         LoopbackClient client(provider, port);
-        Endpoint lane = client.connect_lane(bytes_of("token"));
+        OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
 
         // RMA write, then read back into another part of the local buffer (the read completes
         // after the write).

@@ -44,6 +44,7 @@
 #include "base/target.h"
 #include "channel/credentials.h"
 #include "client/replica.h"
+#include "client_settings.h"
 #include "rma_attacker.h"
 #include "target_host.h"
 
@@ -191,15 +192,8 @@ public:
         REQUIRE(memory_);
         std::memset(memory_.get(), 0, kPoolSize);
         host.write_set("victim.set", "victim", 1);
-        client::Settings settings;
-        settings.tls_ca = tls.ca.string();
-        settings.tls_cert = tls.certificate.string();
-        settings.tls_key = tls.private_key.string();
-        settings.provider = provider;
+        client::Settings settings = client_settings(tls, provider);
         settings.enable_sockets = true;
-        settings.connect_timeout = 20s;
-        settings.timeout = 20s;
-        settings.spin = 0us;
         unsigned lanes = 1;
         PoolAttributes attributes = pmemobj_attributes();
         auto replica =

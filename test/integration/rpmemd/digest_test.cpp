@@ -13,6 +13,7 @@
 
 #include "client/extent_digest.h"
 #include "client/replica.h"
+#include "client_settings.h"
 #include "raw_tls_client.h"
 #include "target_host.h"
 
@@ -29,19 +30,6 @@ struct FreeAligned {
     void operator()(std::byte* memory) const noexcept { std::free(memory); }
 };
 
-client::Settings settings_for(TargetHost& host) {
-    const channel::TlsFiles tls = host.credentials().client();
-    client::Settings settings;
-    settings.tls_ca = tls.ca.string();
-    settings.tls_cert = tls.certificate.string();
-    settings.tls_key = tls.private_key.string();
-    settings.provider = "tcp";
-    settings.connect_timeout = 20s;
-    settings.timeout = 20s;
-    settings.spin = 0us;
-    return settings;
-}
-
 // An initiator's pool with a pmemobj-like header and a replica created for it on `host`.
 struct ReplicatedPool {
     explicit ReplicatedPool(TargetHost& host)
@@ -52,9 +40,9 @@ struct ReplicatedPool {
                        "PMEMPOOLSET\n40M " + (host.dir() / "digest.0").string() + "\n");
         unsigned lanes = 1;
         PoolAttributes attributes = pmemobj_attributes();
-        auto made =
-            client::Replica::create(settings_for(host), Target{"", "127.0.0.1", host.port()},
-                                    "digest.set", pool(), lanes, &attributes);
+        auto made = client::Replica::create(client_settings(host.credentials().client()),
+                                            Target{"", "127.0.0.1", host.port()}, "digest.set",
+                                            pool(), lanes, &attributes);
         INFO((made ? std::string() : made.error().message()));
         REQUIRE(made);
         replica = std::move(*made);

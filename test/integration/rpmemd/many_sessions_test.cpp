@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "client/replica.h"
+#include "client_settings.h"
 #include "sanitizer.h"
 #include "target_host.h"
 
@@ -41,18 +42,6 @@ struct Session {
     std::unique_ptr<std::byte, FreeAligned> memory;
     std::unique_ptr<client::Replica> replica;
 };
-
-client::Settings settings_for(const channel::TlsFiles& tls) {
-    client::Settings settings;
-    settings.tls_ca = tls.ca.string();
-    settings.tls_cert = tls.certificate.string();
-    settings.tls_key = tls.private_key.string();
-    settings.provider = "tcp";
-    settings.connect_timeout = 60s;
-    settings.timeout = 60s;
-    settings.spin = 0us;
-    return settings;
-}
 
 // What /proc says of a process: threads, open descriptors, resident KiB.
 struct Usage {
@@ -130,7 +119,7 @@ TEST_CASE("one rpmemd serves 128 sessions of four identities with two responders
             by_identity[id].push_back(std::move(session));
         }
         // Each identity opens its sessions from a thread of its own, as separate clients would.
-        openers.emplace_back([&, id, settings = settings_for(tls)] {
+        openers.emplace_back([&, id, settings = client_settings(tls, "tcp", 60s)] {
             for (Session& session : by_identity[id]) {
                 unsigned lanes = 1;
                 PoolAttributes attributes = pmemobj_attributes();

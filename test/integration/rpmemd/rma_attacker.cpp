@@ -88,8 +88,8 @@ Result<void> RmaAttacker::open(const Options& options) {
     fabric::EndpointOptions endpoint_options;
     endpoint_options.wait.spin = std::chrono::microseconds(0);
     endpoint_options.tx_timeout = options.patience;
-    auto lane = fabric::Endpoint::create(stack_->domain(), stack_->info(), stack_->events(),
-                                         endpoint_options);
+    auto lane = fabric::OwnQueueEndpoint::create(stack_->domain(), stack_->info(), stack_->events(),
+                                                 endpoint_options);
     if (!lane)
         return fail(std::move(lane.error()).add_context("attacker: lane endpoint"));
     protocol::LaneBinding binding;

@@ -29,8 +29,8 @@
 #include "base/pool_attributes.h"
 #include "channel/client.h"
 #include "channel/tls_files.h"
-#include "fabric/endpoint.h"
 #include "fabric/memory_region.h"
+#include "fabric/own_queue_endpoint.h"
 #include "fabric/stack.h"
 #include "protocol/reply.h"
 #include "protocol/request.h"
@@ -108,7 +108,7 @@ private:
     std::unique_ptr<fabric::Stack> stack_;
     std::unique_ptr<std::byte[]> buffer_;
     std::optional<fabric::MemoryRegion> buffer_region_;
-    std::optional<fabric::Endpoint> lane_;
+    std::optional<fabric::OwnQueueEndpoint> lane_;
 };
 
 const char* name_of(RmaAttacker::Outcome outcome) noexcept;

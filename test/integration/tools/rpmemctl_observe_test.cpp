@@ -17,6 +17,7 @@
 
 #include "channel/client.h"
 #include "client/replica.h"
+#include "client_settings.h"
 #include "protocol/request.h"
 #include "target_host.h"
 
@@ -261,12 +262,7 @@ TEST_CASE("status and metrics count what a real data path persisted") {
     auto* aligned = reinterpret_cast<std::byte*>(
         (reinterpret_cast<std::uintptr_t>(memory.data()) + 4095) & ~std::uintptr_t{4095});
     const std::span<std::byte> pool(aligned, kPoolBytes);
-    const channel::TlsFiles tls = host.credentials().client();
-    client::Settings settings;
-    settings.tls_ca = tls.ca.string();
-    settings.tls_cert = tls.certificate.string();
-    settings.tls_key = tls.private_key.string();
-    settings.provider = "tcp";
+    const client::Settings settings = client_settings(host.credentials().client());
     unsigned lanes = 1;
     PoolAttributes attributes = pmemobj_attributes();
     auto replica = client::Replica::create(settings, Target{"", "127.0.0.1", host.port()},
