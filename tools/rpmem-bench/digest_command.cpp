@@ -26,8 +26,7 @@
 #include "client/extent_digest.h"
 #include "client/replica.h"
 #include "command.h"
-#include "poolset/parser.h"
-#include "poolset/pool_mapping.h"
+#include "loopback_replica.h"
 #include "protocol/request.h"
 #include "result_report.h"
 #include "rpmemd_process.h"
@@ -99,12 +98,7 @@ private:
         work_.emplace(std::move(*work));
         dir_ = work_->path();
 
-        auto set = poolset::parse(fmt::format("PMEMPOOLSET\n{} {}\n", options_.pool_size,
-                                              (dir_ / "local.part0").string()),
-                                  "local.set");
-        if (!set)
-            return fail(std::move(set.error()));
-        auto mapping = poolset::PoolMapping::create(*set);
+        auto mapping = map_initiator_pool(dir_ / "local.part0", options_.pool_size);
         if (!mapping)
             return fail(std::move(mapping.error()));
         local_.emplace(std::move(*mapping));
@@ -116,31 +110,15 @@ private:
             std::memcpy(pool_.data() + at, &word, sizeof word);
         }
 
-        auto rpmemd = RpmemdProcess::start(options_.rpmemd, dir_ / "rpmemd", {});
+        auto rpmemd = start_rpmemd(options_.rpmemd, dir_ / "rpmemd", report);
         if (!rpmemd)
             return fail(std::move(rpmemd.error()));
         rpmemd_ = std::move(*rpmemd);
-        report.context.emplace_back("rpmemd", fmt::format("{} on 127.0.0.1:{}, log {}",
-                                                          options_.rpmemd.string(), rpmemd_->port(),
-                                                          rpmemd_->log_file().string()));
         const fs::path target = dir_ / "target.part0";
-        {
-            std::ofstream out(rpmemd_->poolset_dir() / "digest.set");
-            out << fmt::format("PMEMPOOLSET\nOPTION NOHDRS\n{} {}\n", pool_.size(),
-                               target.string());
-            if (!out)
-                return fail(EIO, "writing the target's pool set");
-        }
-
-        client::Settings settings;
-        const channel::CredentialFiles& tls = rpmemd_->credentials();
-        settings.tls_ca = tls.ca_certificate.string();
-        settings.tls_cert = tls.client_certificate.string();
-        settings.tls_key = tls.client_key.string();
-        settings.provider = options_.provider;
-        settings.enable_sockets = options_.provider == "sockets";
-        settings.log_level = "info";
-        settings.log_file = (dir_ / "librpmem.log").string();
+        if (auto written = write_target_set(*rpmemd_, "digest.set", pool_.size(), target); !written)
+            return written;
+        const client::Settings settings =
+            loopback_settings(*rpmemd_, options_.provider, dir_ / "librpmem.log");
         const Target where{.user = "", .host = "127.0.0.1", .port = rpmemd_->port()};
         unsigned lanes = 1;
         auto replica =

@@ -33,8 +33,7 @@
 #include "client/replica.h"
 #include "command.h"
 #include "cpu_affinity.h"
-#include "poolset/parser.h"
-#include "poolset/pool_mapping.h"
+#include "loopback_replica.h"
 #include "raw_baseline.h"
 #include "result_report.h"
 #include "rpmemd_process.h"
@@ -124,42 +123,24 @@ private:
         dir_ = work_->path();
 
         // The initiator's pool: a real pool file, mapped as libpmemobj would.
-        auto set = poolset::parse(fmt::format("PMEMPOOLSET\n{} {}\n", options_.pool_size,
-                                              (dir_ / "local.part0").string()),
-                                  "local.set");
-        if (!set)
-            return fail(std::move(set.error()));
-        auto mapping = poolset::PoolMapping::create(*set);
+        auto mapping = map_initiator_pool(dir_ / "local.part0", options_.pool_size);
         if (!mapping)
             return fail(std::move(mapping.error()));
         local_.emplace(std::move(*mapping));
         pool_ = {reinterpret_cast<std::byte*>(local_->data()), local_->size()};
 
-        auto rpmemd = RpmemdProcess::start(options_.rpmemd, dir_ / "rpmemd", {});
+        auto rpmemd = start_rpmemd(options_.rpmemd, dir_ / "rpmemd", report);
         if (!rpmemd)
             return fail(std::move(rpmemd.error()));
         rpmemd_ = std::move(*rpmemd);
-        report.context.emplace_back("rpmemd", fmt::format("{} on 127.0.0.1:{}, log {}",
-                                                          options_.rpmemd.string(), rpmemd_->port(),
-                                                          rpmemd_->log_file().string()));
-        {
-            std::ofstream out(rpmemd_->poolset_dir() / "resync.set");
-            out << fmt::format("PMEMPOOLSET\nOPTION NOHDRS\n{} {}\n", pool_.size(),
-                               (dir_ / "target.part0").string());
-            if (!out)
-                return fail(EIO, "writing the target's pool set");
-        }
+        if (auto written =
+                write_target_set(*rpmemd_, "resync.set", pool_.size(), dir_ / "target.part0");
+            !written)
+            return written;
 
-        client::Settings settings;
-        const channel::CredentialFiles& tls = rpmemd_->credentials();
-        settings.tls_ca = tls.ca_certificate.string();
-        settings.tls_cert = tls.client_certificate.string();
-        settings.tls_key = tls.client_key.string();
-        settings.provider = options_.provider;
-        settings.enable_sockets = options_.provider == "sockets";
+        client::Settings settings =
+            loopback_settings(*rpmemd_, options_.provider, dir_ / "librpmem.log");
         settings.on_replica_failure = client::FailurePolicy::continue_degraded;
-        settings.log_level = "info";
-        settings.log_file = (dir_ / "librpmem.log").string();
         const Target target{.user = "", .host = "127.0.0.1", .port = rpmemd_->port()};
         lanes_ = options_.lanes;
         auto replica =
