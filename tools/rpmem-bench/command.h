@@ -34,4 +34,8 @@ void add_sessions_command(CLI::App& app, CommandOutput& output);
 // killed and restarted, against the fabric's raw write bandwidth.
 void add_resync_command(CLI::App& app, CommandOutput& output);
 
+// `digest` (digest_command.cpp): comparing an unchanged pool with its replica by digests, with a
+// real rpmemd, against hashing the same bytes in process.
+void add_digest_command(CLI::App& app, CommandOutput& output);
+
 } // namespace rpmem::bench

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // rpmem-bench: performance measurements. CLI11 dispatches to the subcommands, each in its own
-// file: `raw` (the fabric limit), `persist` (rpmem's data path), `pmemobj` (whole transactions)
-// and `resync` (a degraded replica catching up).
+// file: `raw` (the fabric limit), `persist` (rpmem's data path), `pmemobj` (whole transactions),
+// `resync` (a degraded replica catching up) and `digest` (comparing a pool with its replica).
 #include <iostream>
 
 #include <spdlog/spdlog.h>
@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
     add_persist_command(app, output);
     add_sessions_command(app, output);
     add_resync_command(app, output);
+    add_digest_command(app, output);
 #ifdef RPMEM_BENCH_PMEMOBJ
     add_pmemobj_command(app, output);
 #endif

@@ -33,8 +33,7 @@
 #include "client/replica.h"
 #include "command.h"
 #include "cpu_affinity.h"
-#include "poolset/parser.h"
-#include "poolset/pool_mapping.h"
+#include "loopback_replica.h"
 #include "raw_baseline.h"
 #include "result_report.h"
 #include "rpmemd_process.h"
@@ -59,6 +58,7 @@ struct ResyncOptions {
     std::size_t pool_size = 256 << 20;
     std::vector<double> dirty{0.01, 0.1, 1.0};
     std::size_t repeat = 3;
+    unsigned lanes = 16; // asked for; librpmem grants one per core at most by default
     std::string pool_dir = "/dev/shm";
     fs::path rpmemd;
     OutputOptions output;
@@ -112,6 +112,7 @@ public:
     }
 
     const fs::path& directory() const noexcept { return dir_; }
+    unsigned lanes() const noexcept { return lanes_; }
 
 private:
     Result<void> start(Report& report) {
@@ -122,49 +123,33 @@ private:
         dir_ = work_->path();
 
         // The initiator's pool: a real pool file, mapped as libpmemobj would.
-        auto set = poolset::parse(fmt::format("PMEMPOOLSET\n{} {}\n", options_.pool_size,
-                                              (dir_ / "local.part0").string()),
-                                  "local.set");
-        if (!set)
-            return fail(std::move(set.error()));
-        auto mapping = poolset::PoolMapping::create(*set);
+        auto mapping = map_initiator_pool(dir_ / "local.part0", options_.pool_size);
         if (!mapping)
             return fail(std::move(mapping.error()));
         local_.emplace(std::move(*mapping));
         pool_ = {reinterpret_cast<std::byte*>(local_->data()), local_->size()};
 
-        auto rpmemd = RpmemdProcess::start(options_.rpmemd, dir_ / "rpmemd", {});
+        auto rpmemd = start_rpmemd(options_.rpmemd, dir_ / "rpmemd", report);
         if (!rpmemd)
             return fail(std::move(rpmemd.error()));
         rpmemd_ = std::move(*rpmemd);
-        report.context.emplace_back("rpmemd", fmt::format("{} on 127.0.0.1:{}, log {}",
-                                                          options_.rpmemd.string(), rpmemd_->port(),
-                                                          rpmemd_->log_file().string()));
-        {
-            std::ofstream out(rpmemd_->poolset_dir() / "resync.set");
-            out << fmt::format("PMEMPOOLSET\nOPTION NOHDRS\n{} {}\n", pool_.size(),
-                               (dir_ / "target.part0").string());
-            if (!out)
-                return fail(EIO, "writing the target's pool set");
-        }
+        if (auto written =
+                write_target_set(*rpmemd_, "resync.set", pool_.size(), dir_ / "target.part0");
+            !written)
+            return written;
 
-        client::Settings settings;
-        const channel::CredentialFiles& tls = rpmemd_->credentials();
-        settings.tls_ca = tls.ca_certificate.string();
-        settings.tls_cert = tls.client_certificate.string();
-        settings.tls_key = tls.client_key.string();
-        settings.provider = options_.provider;
-        settings.enable_sockets = options_.provider == "sockets";
+        client::Settings settings =
+            loopback_settings(*rpmemd_, options_.provider, dir_ / "librpmem.log");
         settings.on_replica_failure = client::FailurePolicy::continue_degraded;
-        settings.log_level = "info";
-        settings.log_file = (dir_ / "librpmem.log").string();
         const Target target{.user = "", .host = "127.0.0.1", .port = rpmemd_->port()};
-        unsigned lanes = 1;
+        lanes_ = options_.lanes;
         auto replica =
-            client::Replica::create(settings, target, "resync.set", pool_, lanes, nullptr);
+            client::Replica::create(settings, target, "resync.set", pool_, lanes_, nullptr);
         if (!replica)
             return fail(std::move(replica.error()));
         replica_ = std::move(*replica);
+        report.context.emplace_back(
+            "lanes", fmt::format("{} asked for, {} granted", options_.lanes, lanes_));
         report.context.emplace_back(
             "pool", fmt::format("{} MiB, local {} ({}), target {}", pool_.size() >> 20,
                                 (dir_ / "local.part0").string(),
@@ -280,6 +265,7 @@ private:
     std::unique_ptr<RpmemdProcess> rpmemd_;
     std::unique_ptr<client::Replica> replica_; // after rpmemd_: closes first
     std::uint64_t stamp_ = 0;
+    unsigned lanes_ = 0; // granted
 };
 
 std::string mib_per_s(double bytes_per_s) {
@@ -287,12 +273,12 @@ std::string mib_per_s(double bytes_per_s) {
 }
 
 // One row per fraction, and its throughput against each raw write bandwidth in the context.
-void add_results(Report& report, const std::vector<ResyncRounds>& results) {
+void add_results(Report& report, const std::vector<ResyncRounds>& results, unsigned lanes) {
     for (const ResyncRounds& rounds : results) {
         ResultRow row;
         row.operation = fmt::format("resync-{}", rounds.fraction);
         row.size = rounds.dirty_bytes;
-        row.lanes = 1;
+        row.lanes = lanes;
         row.wait = "librpmem default";
         std::vector<std::uint64_t> samples = rounds.resync_ns;
         const double total =
@@ -340,7 +326,8 @@ int run_resync(const ResyncOptions& given, std::ostream& out, std::ostream& err)
         {"provider", options.provider},
         {"cpus", std::to_string(cpus.size())},
         {"rounds per fraction", std::to_string(options.repeat)},
-        {"resync", "recovery thread, lane 0, strict persists of up to 16 contiguous extents"},
+        {"resync", "recovery thread, batches of up to 32 strict persists of up to 16 contiguous "
+                   "extents, over lane 0 and the lanes free then, one drain per lane"},
         {"raw", "batches of 16 RMA writes + one 8-byte read, both sides busy-polling"},
         {"PMEM_IS_PMEM_FORCE", std::getenv("PMEM_IS_PMEM_FORCE") != nullptr
                                    ? std::getenv("PMEM_IS_PMEM_FORCE")
@@ -356,6 +343,7 @@ int run_resync(const ResyncOptions& given, std::ostream& out, std::ostream& err)
         return kExitFailure;
     }
     std::vector<ResyncRounds> results;
+    unsigned lanes = 0;
     {
         ResyncBench bench(options);
         if (auto measured = bench.run(report, results); !measured) {
@@ -363,8 +351,9 @@ int run_resync(const ResyncOptions& given, std::ostream& out, std::ostream& err)
                        measured.error().message(), bench.directory().string());
             return kExitFailure;
         }
+        lanes = bench.lanes();
     }
-    add_results(report, results);
+    add_results(report, results, lanes);
     return write_report(report, options.output, "rpmem-bench resync", out, err);
 }
 
@@ -381,7 +370,8 @@ void add_resync_command(CLI::App& app, CommandOutput& output) {
         "until the replica's recovery thread has reconnected and copied the missed extents. The\n"
         "resync time runs from the new session's install (state resyncing) to in_sync; the\n"
         "reconnect (backoff, TLS, open, lanes) is reported apart. After each round the target's\n"
-        "copy must equal the local pool (digests).\n"
+        "copy must equal the local pool (digests). The replica asks for --lanes lanes; the\n"
+        "resync uses lane 0 and whichever others are free.\n"
         "\n"
         "Rows: raw-batch at 64K and 1M (16 RMA writes + one 8-byte read; MB/s counts all 16),\n"
         "then resync-FRACTION per fraction (size: bytes dirty per round, one sample per round).\n"
@@ -408,6 +398,10 @@ void add_resync_command(CLI::App& app, CommandOutput& output) {
         ->check(CLI::PositiveNumber & CLI::Range(0.0, 1.0));
     command->add_option("--repeat", options->repeat, "rounds per fraction (default 3)")
         ->check(CLI::PositiveNumber);
+    command
+        ->add_option("--lanes", options->lanes,
+                     "lanes asked for (default 16: librpmem grants one per core at most)")
+        ->check(CLI::Range(1U, 16U));
     command->add_option("--pool-dir", options->pool_dir,
                         "where the pool files go, both sides (default /dev/shm)");
     command->add_option("--rpmemd", options->rpmemd,

@@ -24,7 +24,7 @@ RunResult bench(std::vector<std::string> args) {
 
 TEST_CASE("rpmem-bench: help and usage errors", "[rpmem-bench]") {
     CHECK(bench({"--help"}).status == 0);
-    for (const char* command : {"raw", "persist", "resync"}) {
+    for (const char* command : {"raw", "persist", "resync", "digest"}) {
         CAPTURE(command);
         const RunResult help = bench({command, "--help"});
         CHECK(help.status == 0);
@@ -47,6 +47,8 @@ TEST_CASE("rpmem-bench: help and usage errors", "[rpmem-bench]") {
              Wrong{{"persist", "--duration", "-1"}, "--duration"},
              Wrong{{"resync", "--dirty", "0.5,2"}, "--dirty"},
              Wrong{{"resync", "--pool-size", "1M"}, "--pool-size"},
+             Wrong{{"resync", "--lanes", "0"}, "--lanes"},
+             Wrong{{"digest", "--extent-size", "3K"}, "--extent-size"},
              Wrong{{"persist", "stray"}, "stray"},
          }) {
         CAPTURE(wrong.args);

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// `rpmem-bench digest`: what comparing an unchanged pool with its replica by digests costs (what
+// rpmemctl verify and consistency on open do). A real rpmemd on loopback serves a copy of the
+// local pool; each round times the comparison (the local pool hashed in the background while
+// the target hashes its copy and answers DigestRequests, then the two vectors compared), and,
+// apart, its two halves. The mark is hashing the same local bytes with XXH3 in this process,
+// measured in the same rounds, and reading them.
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "bench_options.h"
+#include "client/extent_digest.h"
+#include "client/replica.h"
+#include "command.h"
+#include "loopback_replica.h"
+#include "protocol/request.h"
+#include "result_report.h"
+#include "rpmemd_process.h"
+#include "work_directory.h"
+
+namespace rpmem::bench {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// The first page is each side's own header; verify and consistency on open compare the rest.
+constexpr std::size_t kHeader = 4096;
+// The bound for an unchanged 1 GiB pool on this machine.
+constexpr double kBoundSeconds = 2.0;
+
+struct DigestOptions {
+    std::string provider = "tcp";
+    std::size_t pool_size = std::size_t{1} << 30;
+    std::size_t extent_size = 1 << 20;
+    std::size_t repeat = 5;
+    std::string pool_dir = "/dev/shm";
+    fs::path rpmemd;
+    OutputOptions output;
+};
+
+std::uint64_t nanoseconds_since(Clock::time_point from) {
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - from).count());
+}
+
+// The samples of each part of a round, nanoseconds.
+struct DigestSamples {
+    std::vector<std::uint64_t> compare; // the whole comparison, as verify does it
+    std::vector<std::uint64_t> remote;  // DigestRequests alone: the target hashes, round trips
+    std::vector<std::uint64_t> hash;    // the local bytes hashed in this process
+    std::vector<std::uint64_t> read;    // the local bytes read (summed)
+};
+
+class DigestBench {
+public:
+    explicit DigestBench(const DigestOptions& options)
+        : options_(options) {}
+
+    Result<void> run(Report& report, DigestSamples& samples) {
+        if (auto started = start(report); !started)
+            return started;
+        for (std::size_t round = 0; round < options_.repeat; ++round) {
+            if (auto measured = measure_round(samples); !measured)
+                return fail(
+                    std::move(measured.error().add_context(fmt::format("round {}", round + 1))));
+        }
+        auto closed = replica_->close();
+        replica_.reset();
+        if (!closed)
+            return closed;
+        work_->succeeded();
+        return {};
+    }
+
+    const fs::path& directory() const noexcept { return dir_; }
+
+private:
+    Result<void> start(Report& report) {
+        auto work = WorkDirectory::make(options_.pool_dir, WorkDirectory::Cleanup::after_success);
+        if (!work)
+            return fail(std::move(work.error()));
+        work_.emplace(std::move(*work));
+        dir_ = work_->path();
+
+        auto mapping = map_initiator_pool(dir_ / "local.part0", options_.pool_size);
+        if (!mapping)
+            return fail(std::move(mapping.error()));
+        local_.emplace(std::move(*mapping));
+        pool_ = {reinterpret_cast<std::byte*>(local_->data()), local_->size()};
+        // Data that is not zero pages: every word from a generator.
+        std::mt19937_64 random(0xd16e57);
+        for (std::size_t at = 0; at + 8 <= pool_.size(); at += 8) {
+            const std::uint64_t word = random();
+            std::memcpy(pool_.data() + at, &word, sizeof word);
+        }
+
+        auto rpmemd = start_rpmemd(options_.rpmemd, dir_ / "rpmemd", report);
+        if (!rpmemd)
+            return fail(std::move(rpmemd.error()));
+        rpmemd_ = std::move(*rpmemd);
+        const fs::path target = dir_ / "target.part0";
+        if (auto written = write_target_set(*rpmemd_, "digest.set", pool_.size(), target); !written)
+            return written;
+        const client::Settings settings =
+            loopback_settings(*rpmemd_, options_.provider, dir_ / "librpmem.log");
+        const Target where{.user = "", .host = "127.0.0.1", .port = rpmemd_->port()};
+        unsigned lanes = 1;
+        auto replica =
+            client::Replica::create(settings, where, "digest.set", pool_, lanes, nullptr);
+        if (!replica)
+            return fail(std::move(replica.error()));
+        replica_ = std::move(*replica);
+        // The replica as replication would have left it: the same bytes. Written into the
+        // target's file directly (rpmemd maps it shared), faster than persisting 1 GiB.
+        if (auto copied = copy_into(target); !copied)
+            return copied;
+        report.context.emplace_back(
+            "pool", fmt::format("{} MiB, local {} ({}), target {}", pool_.size() >> 20,
+                                (dir_ / "local.part0").string(),
+                                local_->is_pmem() ? "persistent memory" : "not persistent memory",
+                                target.string()));
+        return {};
+    }
+
+    Result<void> copy_into(const fs::path& target) {
+        // in | out: the file stays as rpmemd created it, overwritten in place.
+        std::fstream out(target, std::ios::in | std::ios::out | std::ios::binary);
+        out.write(reinterpret_cast<const char*>(pool_.data()),
+                  static_cast<std::streamsize>(pool_.size()));
+        out.flush();
+        if (!out)
+            return fail(EIO, fmt::format("writing {}", target.string()));
+        return {};
+    }
+
+    Result<void> measure_round(DigestSamples& samples) {
+        const std::size_t length = pool_.size() - kHeader;
+        const std::size_t extent = options_.extent_size;
+
+        // The comparison, as rpmemctl verify and consistency on open do it.
+        Clock::time_point began = Clock::now();
+        auto hashing = std::async(std::launch::async, [&] {
+            return client::local_digests(pool_, kHeader, length, extent);
+        });
+        auto remote = replica_->digests(kHeader, length, extent);
+        auto local = hashing.get();
+        if (!remote)
+            return fail(std::move(remote.error()));
+        if (!local)
+            return fail(std::move(local.error()));
+        const auto differing = client::differing_ranges(*local, *remote, {kHeader, length}, extent);
+        samples.compare.push_back(nanoseconds_since(began));
+        if (!differing.empty())
+            return fail(EIO, fmt::format("the replica differs from the local pool in {} ranges, "
+                                         "the first at {}",
+                                         differing.size(), differing.front().offset));
+
+        began = Clock::now();
+        if (auto alone = replica_->digests(kHeader, length, extent); !alone)
+            return fail(std::move(alone.error()));
+        samples.remote.push_back(nanoseconds_since(began));
+
+        began = Clock::now();
+        if (auto alone = client::local_digests(pool_, kHeader, length, extent); !alone)
+            return fail(std::move(alone.error()));
+        samples.hash.push_back(nanoseconds_since(began));
+
+        began = Clock::now();
+        std::uint64_t sum = 0;
+        for (std::size_t at = kHeader; at + 8 <= pool_.size(); at += 8) {
+            std::uint64_t word;
+            std::memcpy(&word, pool_.data() + at, sizeof word);
+            sum += word;
+        }
+        sink_ = sink_ + sum; // volatile: the loop is not optimised away
+        samples.read.push_back(nanoseconds_since(began));
+        return {};
+    }
+
+    const DigestOptions& options_;
+    std::optional<WorkDirectory> work_; // first: removed after everything in it closed
+    fs::path dir_;
+    std::optional<poolset::PoolMapping> local_;
+    std::span<std::byte> pool_;
+    std::unique_ptr<RpmemdProcess> rpmemd_;
+    std::unique_ptr<client::Replica> replica_; // after rpmemd_: closes first
+    volatile std::uint64_t sink_ = 0;
+};
+
+// One row of `samples`, each moving `bytes`; returns its p50 in seconds.
+double add_row(Report& report, const char* operation, std::vector<std::uint64_t> samples,
+               std::size_t bytes, const char* wait) {
+    ResultRow row;
+    row.operation = operation;
+    row.size = bytes;
+    row.lanes = 1;
+    row.wait = wait;
+    const double total =
+        static_cast<double>(std::accumulate(samples.begin(), samples.end(), std::uint64_t{0})) /
+        1e9;
+    row.summarise(samples, total, bytes);
+    report.rows.push_back(row);
+    return row.latency.p50_us / 1e6;
+}
+
+void add_results(Report& report, const DigestOptions& options, const DigestSamples& samples) {
+    const std::size_t bytes = options.pool_size - kHeader;
+    const double compare = add_row(report, "compare", samples.compare, bytes, "control channel");
+    const double remote =
+        add_row(report, "remote-digests", samples.remote, bytes, "control channel");
+    const double hash = add_row(report, "local-hash", samples.hash, bytes, "in process");
+    const double read = add_row(report, "local-read", samples.read, bytes, "in process");
+    const double mib = static_cast<double>(bytes) / (1 << 20);
+    report.context.emplace_back(
+        "p50 compare",
+        fmt::format("{:.0f} MiB in {:.3f} s ({} the {:.0f} s bound), {:.2f}x hashing them here "
+                    "({:.3f} s, {:.0f} MiB/s), {:.2f}x reading them ({:.3f} s)",
+                    mib, compare, compare <= kBoundSeconds ? "within" : "over", kBoundSeconds,
+                    compare / hash, hash, mib / hash, compare / read, read));
+    report.context.emplace_back(
+        "p50 remote-digests",
+        fmt::format(
+            "{:.3f} s alone, {:.2f}x hashing here: the target hashes its copy and "
+            "answers {} requests",
+            remote, remote / hash,
+            (bytes +
+             protocol::digest_request_span(static_cast<std::uint32_t>(options.extent_size)) - 1) /
+                protocol::digest_request_span(static_cast<std::uint32_t>(options.extent_size))));
+}
+
+int run_digest(const DigestOptions& given, std::ostream& out, std::ostream& err) {
+    DigestOptions options = given;
+    if (options.rpmemd.empty())
+        options.rpmemd = sibling_in_build_tree("rpmemd/rpmemd", "rpmemd");
+
+    Report report;
+    report.benchmark = "digest";
+    report.context = {
+        {"provider", options.provider},
+        {"rounds", std::to_string(options.repeat)},
+        {"extent size", std::to_string(options.extent_size)},
+        {"compare", "local XXH3 in a second thread while rpmemd answers DigestRequests, as "
+                    "rpmemctl verify"},
+        {"PMEM_IS_PMEM_FORCE", std::getenv("PMEM_IS_PMEM_FORCE") != nullptr
+                                   ? std::getenv("PMEM_IS_PMEM_FORCE")
+                                   : "unset"},
+    };
+    DigestSamples samples;
+    {
+        DigestBench bench(options);
+        if (auto measured = bench.run(report, samples); !measured) {
+            fmt::print(err, "rpmem-bench digest: {} (files kept in {})\n",
+                       measured.error().message(), bench.directory().string());
+            return kExitFailure;
+        }
+    }
+    add_results(report, options, samples);
+    return write_report(report, options.output, "rpmem-bench digest", out, err);
+}
+
+} // namespace
+
+void add_digest_command(CLI::App& app, CommandOutput& output) {
+    auto [command, options] = add_command(
+        app, "digest", "comparing an unchanged pool with its replica by digests",
+        "Comparing an unchanged pool with its replica by per-extent digests (XXH3-64), as\n"
+        "rpmemctl verify and consistency on open do, against hashing the same bytes in this\n"
+        "process, both measured in this run on loopback. A real rpmemd serves a copy of the\n"
+        "local pool (random data); each round times the comparison (the local pool hashed in a\n"
+        "second thread while rpmemd hashes its copy and answers DigestRequests), then the\n"
+        "DigestRequests alone, hashing the local bytes alone and reading them. The pool files\n"
+        "belong on tmpfs: from a cold disk the comparison is as fast as the disk.\n"
+        "\n"
+        "Rows (size: bytes compared, the pool after its 4 KiB header; one sample per round):\n"
+        "compare, remote-digests, local-hash, local-read. The context gives the comparison's p50\n"
+        "against the 2 s bound and as ratios to hashing and reading the bytes here.",
+        kPoolFooter, output, &run_digest);
+    command->add_option("--provider", options->provider, "tcp (default) or sockets");
+    command
+        ->add_option("--pool-size", options->pool_size,
+                     "pool size (default 1G; at least 2M, a multiple of 4K)")
+        ->transform(size_value())
+        ->check(CLI::Validator(
+            [](const std::string& text) {
+                const std::size_t size = std::stoull(text);
+                return size >= (2 << 20) && size % 4096 == 0
+                           ? std::string()
+                           : std::string("takes at least 2M, a multiple of 4K");
+            },
+            "SIZE"));
+    command
+        ->add_option("--extent-size", options->extent_size,
+                     "bytes per digest (default 1M; a power of two from 4K to 64M)")
+        ->transform(size_value())
+        ->check(CLI::Validator(
+            [](const std::string& text) {
+                const auto size = std::stoull(text);
+                return protocol::check_digest_extent_size(size)
+                           ? std::string("takes a power of two from 4K to 64M")
+                           : std::string();
+            },
+            "SIZE"));
+    command->add_option("--repeat", options->repeat, "rounds (default 5)")
+        ->check(CLI::PositiveNumber);
+    command->add_option("--pool-dir", options->pool_dir,
+                        "where the pool files go, both sides (default /dev/shm)");
+    command->add_option("--rpmemd", options->rpmemd,
+                        "the daemon (default: this build tree's, else rpmemd from PATH)");
+    add_output_options(*command, options->output);
+}
+
+} // namespace rpmem::bench
