@@ -29,8 +29,6 @@
 #include "loopback_replica.h"
 #include "protocol/request.h"
 #include "result_report.h"
-#include "rpmemd_process.h"
-#include "work_directory.h"
 
 namespace rpmem::bench {
 
@@ -80,62 +78,39 @@ public:
                 return fail(
                     std::move(measured.error().add_context(fmt::format("round {}", round + 1))));
         }
-        auto closed = replica_->close();
-        replica_.reset();
+        auto closed = bench_->close();
         if (!closed)
             return closed;
-        work_->succeeded();
         return {};
     }
 
-    const fs::path& directory() const noexcept { return dir_; }
+    // Where the files are kept after a failure.
+    fs::path directory() const {
+        return bench_ ? bench_->directory() : fs::path(options_.pool_dir);
+    }
 
 private:
     Result<void> start(Report& report) {
-        auto work = WorkDirectory::make(options_.pool_dir, WorkDirectory::Cleanup::after_success);
-        if (!work)
-            return fail(std::move(work.error()));
-        work_.emplace(std::move(*work));
-        dir_ = work_->path();
-
-        auto mapping = map_initiator_pool(dir_ / "local.part0", options_.pool_size);
-        if (!mapping)
-            return fail(std::move(mapping.error()));
-        local_.emplace(std::move(*mapping));
-        pool_ = {reinterpret_cast<std::byte*>(local_->data()), local_->size()};
+        auto bench = LoopbackReplica::make({.pool_dir = options_.pool_dir,
+                                            .rpmemd = options_.rpmemd,
+                                            .pool_size = options_.pool_size,
+                                            .provider = options_.provider,
+                                            .set_name = "digest.set"});
+        if (!bench)
+            return fail(std::move(bench.error()));
+        bench_ = std::move(*bench);
+        if (auto opened = bench_->open(report); !opened)
+            return opened;
+        pool_ = bench_->pool();
         // Data that is not zero pages: every word from a generator.
         std::mt19937_64 random(0xd16e57);
         for (std::size_t at = 0; at + 8 <= pool_.size(); at += 8) {
             const std::uint64_t word = random();
             std::memcpy(pool_.data() + at, &word, sizeof word);
         }
-
-        auto rpmemd = start_rpmemd(options_.rpmemd, dir_ / "rpmemd", report);
-        if (!rpmemd)
-            return fail(std::move(rpmemd.error()));
-        rpmemd_ = std::move(*rpmemd);
-        const fs::path target = dir_ / "target.part0";
-        if (auto written = write_target_set(*rpmemd_, "digest.set", pool_.size(), target); !written)
-            return written;
-        const client::Settings settings =
-            loopback_settings(*rpmemd_, options_.provider, dir_ / "librpmem.log");
-        const Target where{.user = "", .host = "127.0.0.1", .port = rpmemd_->port()};
-        unsigned lanes = 1;
-        auto replica =
-            client::Replica::create(settings, where, "digest.set", pool_, lanes, nullptr);
-        if (!replica)
-            return fail(std::move(replica.error()));
-        replica_ = std::move(*replica);
         // The replica as replication would have left it: the same bytes. Written into the
         // target's file directly (rpmemd maps it shared), faster than persisting 1 GiB.
-        if (auto copied = copy_into(target); !copied)
-            return copied;
-        report.context.emplace_back(
-            "pool", fmt::format("{} MiB, local {} ({}), target {}", pool_.size() >> 20,
-                                (dir_ / "local.part0").string(),
-                                local_->is_pmem() ? "persistent memory" : "not persistent memory",
-                                target.string()));
-        return {};
+        return copy_into(bench_->target_part());
     }
 
     Result<void> copy_into(const fs::path& target) {
@@ -158,7 +133,7 @@ private:
         auto hashing = std::async(std::launch::async, [&] {
             return client::local_digests(pool_, kHeader, length, extent);
         });
-        auto remote = replica_->digests(kHeader, length, extent);
+        auto remote = bench_->replica().digests(kHeader, length, extent);
         auto local = hashing.get();
         if (!remote)
             return fail(std::move(remote.error()));
@@ -172,7 +147,7 @@ private:
                                          differing.size(), differing.front().offset));
 
         began = Clock::now();
-        if (auto alone = replica_->digests(kHeader, length, extent); !alone)
+        if (auto alone = bench_->replica().digests(kHeader, length, extent); !alone)
             return fail(std::move(alone.error()));
         samples.remote.push_back(nanoseconds_since(began));
 
@@ -194,12 +169,8 @@ private:
     }
 
     const DigestOptions& options_;
-    std::optional<WorkDirectory> work_; // first: removed after everything in it closed
-    fs::path dir_;
-    std::optional<poolset::PoolMapping> local_;
-    std::span<std::byte> pool_;
-    std::unique_ptr<RpmemdProcess> rpmemd_;
-    std::unique_ptr<client::Replica> replica_; // after rpmemd_: closes first
+    std::unique_ptr<LoopbackReplica> bench_;
+    std::span<std::byte> pool_; // bench_'s
     volatile std::uint64_t sink_ = 0;
 };
 

@@ -53,4 +53,54 @@ client::Settings loopback_settings(const RpmemdProcess& rpmemd, const std::strin
     return settings;
 }
 
+Result<std::unique_ptr<LoopbackReplica>> LoopbackReplica::make(const Options& options) {
+    auto work = WorkDirectory::make(options.pool_dir, WorkDirectory::Cleanup::after_success);
+    if (!work)
+        return fail(std::move(work.error()));
+    return std::unique_ptr<LoopbackReplica>(new LoopbackReplica(options, std::move(*work)));
+}
+
+Result<void> LoopbackReplica::open(Report& report) {
+    const std::filesystem::path& dir = directory();
+    auto mapping = map_initiator_pool(dir / "local.part0", options_.pool_size);
+    if (!mapping)
+        return fail(std::move(mapping.error()));
+    local_.emplace(std::move(*mapping));
+    pool_ = {reinterpret_cast<std::byte*>(local_->data()), local_->size()};
+
+    auto rpmemd = start_rpmemd(options_.rpmemd, dir / "rpmemd", report);
+    if (!rpmemd)
+        return fail(std::move(rpmemd.error()));
+    rpmemd_ = std::move(*rpmemd);
+    if (auto written = write_target_set(*rpmemd_, options_.set_name, pool_.size(), target_part());
+        !written)
+        return written;
+
+    client::Settings settings =
+        loopback_settings(*rpmemd_, options_.provider, dir / "librpmem.log");
+    settings.on_replica_failure = options_.on_failure;
+    const Target where{.user = "", .host = "127.0.0.1", .port = rpmemd_->port()};
+    lanes_ = options_.lanes;
+    auto replica =
+        client::Replica::create(settings, where, options_.set_name, pool_, lanes_, nullptr);
+    if (!replica)
+        return fail(std::move(replica.error()));
+    replica_ = std::move(*replica);
+    report.context.emplace_back(
+        "pool", fmt::format("{} MiB, local {} ({}), target {}", pool_.size() >> 20,
+                            (dir / "local.part0").string(),
+                            local_->is_pmem() ? "persistent memory" : "not persistent memory",
+                            target_part().string()));
+    return {};
+}
+
+Result<void> LoopbackReplica::close() {
+    auto closed = replica_->close();
+    replica_.reset();
+    if (!closed)
+        return closed;
+    work_.succeeded();
+    return {};
+}
+
 } // namespace rpmem::bench

@@ -103,58 +103,35 @@ public:
                 return fail(std::move(rounds.error()));
             results.push_back(std::move(*rounds));
         }
-        auto closed = replica_->close();
-        replica_.reset();
-        if (!closed)
-            return closed;
-        work_->succeeded();
-        return {};
+        return bench_->close();
     }
 
-    const fs::path& directory() const noexcept { return dir_; }
-    unsigned lanes() const noexcept { return lanes_; }
+    // Where the files are kept after a failure.
+    fs::path directory() const {
+        return bench_ ? bench_->directory() : fs::path(options_.pool_dir);
+    }
+    unsigned lanes() const noexcept { return bench_ ? bench_->lanes() : 0; } // granted
 
 private:
     Result<void> start(Report& report) {
-        auto work = WorkDirectory::make(options_.pool_dir, WorkDirectory::Cleanup::after_success);
-        if (!work)
-            return fail(std::move(work.error()));
-        work_.emplace(std::move(*work));
-        dir_ = work_->path();
-
-        // The initiator's pool: a real pool file, mapped as libpmemobj would.
-        auto mapping = map_initiator_pool(dir_ / "local.part0", options_.pool_size);
-        if (!mapping)
-            return fail(std::move(mapping.error()));
-        local_.emplace(std::move(*mapping));
-        pool_ = {reinterpret_cast<std::byte*>(local_->data()), local_->size()};
-
-        auto rpmemd = start_rpmemd(options_.rpmemd, dir_ / "rpmemd", report);
-        if (!rpmemd)
-            return fail(std::move(rpmemd.error()));
-        rpmemd_ = std::move(*rpmemd);
-        if (auto written =
-                write_target_set(*rpmemd_, "resync.set", pool_.size(), dir_ / "target.part0");
-            !written)
-            return written;
-
-        client::Settings settings =
-            loopback_settings(*rpmemd_, options_.provider, dir_ / "librpmem.log");
-        settings.on_replica_failure = client::FailurePolicy::continue_degraded;
-        const Target target{.user = "", .host = "127.0.0.1", .port = rpmemd_->port()};
-        lanes_ = options_.lanes;
-        auto replica =
-            client::Replica::create(settings, target, "resync.set", pool_, lanes_, nullptr);
-        if (!replica)
-            return fail(std::move(replica.error()));
-        replica_ = std::move(*replica);
+        auto bench =
+            LoopbackReplica::make({.pool_dir = options_.pool_dir,
+                                   .rpmemd = options_.rpmemd,
+                                   .pool_size = options_.pool_size,
+                                   .provider = options_.provider,
+                                   .set_name = "resync.set",
+                                   .lanes = options_.lanes,
+                                   .on_failure = client::FailurePolicy::continue_degraded});
+        if (!bench)
+            return fail(std::move(bench.error()));
+        bench_ = std::move(*bench);
+        if (auto opened = bench_->open(report); !opened)
+            return opened;
+        pool_ = bench_->pool();
+        replica_ = &bench_->replica();
+        rpmemd_ = &bench_->rpmemd();
         report.context.emplace_back(
-            "lanes", fmt::format("{} asked for, {} granted", options_.lanes, lanes_));
-        report.context.emplace_back(
-            "pool", fmt::format("{} MiB, local {} ({}), target {}", pool_.size() >> 20,
-                                (dir_ / "local.part0").string(),
-                                local_->is_pmem() ? "persistent memory" : "not persistent memory",
-                                (dir_ / "target.part0").string()));
+            "lanes", fmt::format("{} asked for, {} granted", options_.lanes, bench_->lanes()));
         return {};
     }
 
@@ -258,14 +235,11 @@ private:
     }
 
     const ResyncOptions& options_;
-    std::optional<WorkDirectory> work_; // first: removed after everything in it closed
-    fs::path dir_;
-    std::optional<poolset::PoolMapping> local_;
-    std::span<std::byte> pool_;
-    std::unique_ptr<RpmemdProcess> rpmemd_;
-    std::unique_ptr<client::Replica> replica_; // after rpmemd_: closes first
+    std::unique_ptr<LoopbackReplica> bench_;
+    std::span<std::byte> pool_;          // bench_'s
+    client::Replica* replica_ = nullptr; // bench_'s
+    RpmemdProcess* rpmemd_ = nullptr;    // bench_'s
     std::uint64_t stamp_ = 0;
-    unsigned lanes_ = 0; // granted
 };
 
 std::string mib_per_s(double bytes_per_s) {
