@@ -54,4 +54,25 @@ CLI::Validator size_value() {
         "SIZE", "size");
 }
 
+void add_loopback_options(CLI::App& command, LoopbackOptions& options, const char* default_size) {
+    command.add_option("--provider", options.provider, "tcp (default) or sockets");
+    command
+        .add_option("--pool-size", options.pool_size,
+                    std::string("pool size (default ") + default_size +
+                        "; at least 2M, a multiple of 4K)")
+        ->transform(size_value())
+        ->check(CLI::Validator(
+            [](const std::string& text) {
+                const std::size_t size = std::stoull(text);
+                return size >= (2 << 20) && size % 4096 == 0
+                           ? std::string()
+                           : std::string("takes at least 2M, a multiple of 4K");
+            },
+            "SIZE"));
+    command.add_option("--pool-dir", options.pool_dir,
+                       "where the pool files go, both sides (default /dev/shm)");
+    command.add_option("--rpmemd", options.rpmemd,
+                       "the daemon (default: this build tree's, else rpmemd from PATH)");
+}
+
 } // namespace rpmem::bench

@@ -42,13 +42,11 @@ constexpr std::size_t kHeader = 4096;
 // The bound for an unchanged 1 GiB pool on this machine.
 constexpr double kBoundSeconds = 2.0;
 
-struct DigestOptions {
-    std::string provider = "tcp";
-    std::size_t pool_size = std::size_t{1} << 30;
+struct DigestOptions : LoopbackOptions {
+    DigestOptions() { pool_size = std::size_t{1} << 30; }
+
     std::size_t extent_size = 1 << 20;
     std::size_t repeat = 5;
-    std::string pool_dir = "/dev/shm";
-    fs::path rpmemd;
     OutputOptions output;
 };
 
@@ -262,19 +260,7 @@ void add_digest_command(CLI::App& app, CommandOutput& output) {
         "compare, remote-digests, local-hash, local-read. The context gives the comparison's p50\n"
         "against the 2 s bound and as ratios to hashing and reading the bytes here.",
         kPoolFooter, output, &run_digest);
-    command->add_option("--provider", options->provider, "tcp (default) or sockets");
-    command
-        ->add_option("--pool-size", options->pool_size,
-                     "pool size (default 1G; at least 2M, a multiple of 4K)")
-        ->transform(size_value())
-        ->check(CLI::Validator(
-            [](const std::string& text) {
-                const std::size_t size = std::stoull(text);
-                return size >= (2 << 20) && size % 4096 == 0
-                           ? std::string()
-                           : std::string("takes at least 2M, a multiple of 4K");
-            },
-            "SIZE"));
+    add_loopback_options(*command, *options, "1G");
     command
         ->add_option("--extent-size", options->extent_size,
                      "bytes per digest (default 1M; a power of two from 4K to 64M)")
@@ -289,10 +275,6 @@ void add_digest_command(CLI::App& app, CommandOutput& output) {
             "SIZE"));
     command->add_option("--repeat", options->repeat, "rounds (default 5)")
         ->check(CLI::PositiveNumber);
-    command->add_option("--pool-dir", options->pool_dir,
-                        "where the pool files go, both sides (default /dev/shm)");
-    command->add_option("--rpmemd", options->rpmemd,
-                        "the daemon (default: this build tree's, else rpmemd from PATH)");
     add_output_options(*command, options->output);
 }
 

@@ -53,14 +53,12 @@ constexpr std::size_t kRawSizes[] = {16 * kExtent, 1 << 20};
 // How long the benchmark waits for rpmemd to go, for the replica to degrade and to resync.
 constexpr auto kPatience = std::chrono::seconds(120);
 
-struct ResyncOptions {
-    std::string provider = "tcp";
-    std::size_t pool_size = 256 << 20;
+struct ResyncOptions : LoopbackOptions {
+    ResyncOptions() { pool_size = std::size_t{256} << 20; }
+
     std::vector<double> dirty{0.01, 0.1, 1.0};
     std::size_t repeat = 3;
     unsigned lanes = 16; // asked for; librpmem grants one per core at most by default
-    std::string pool_dir = "/dev/shm";
-    fs::path rpmemd;
     OutputOptions output;
 };
 
@@ -352,19 +350,7 @@ void add_resync_command(CLI::App& app, CommandOutput& output) {
         "The context gives each resync's throughput (bytes / p50 time) in MiB/s and as a ratio\n"
         "to the raw write bandwidths (bytes / p50 time of a batch).",
         kPoolFooter, output, &run_resync);
-    command->add_option("--provider", options->provider, "tcp (default) or sockets");
-    command
-        ->add_option("--pool-size", options->pool_size,
-                     "pool size (default 256M; at least 2M, a multiple of 4K)")
-        ->transform(size_value())
-        ->check(CLI::Validator(
-            [](const std::string& text) {
-                const std::size_t size = std::stoull(text);
-                return size >= (2 << 20) && size % kExtent == 0
-                           ? std::string()
-                           : std::string("takes at least 2M, a multiple of 4K");
-            },
-            "SIZE"));
+    add_loopback_options(*command, *options, "256M");
     command
         ->add_option("--dirty", options->dirty,
                      "fractions of the pool written while degraded (default 0.01,0.1,1)")
@@ -376,10 +362,6 @@ void add_resync_command(CLI::App& app, CommandOutput& output) {
         ->add_option("--lanes", options->lanes,
                      "lanes asked for (default 16: librpmem grants one per core at most)")
         ->check(CLI::Range(1U, 16U));
-    command->add_option("--pool-dir", options->pool_dir,
-                        "where the pool files go, both sides (default /dev/shm)");
-    command->add_option("--rpmemd", options->rpmemd,
-                        "the daemon (default: this build tree's, else rpmemd from PATH)");
     add_output_options(*command, options->output);
 }
 
