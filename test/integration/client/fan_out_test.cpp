@@ -22,6 +22,7 @@
 #include <catch2/catch.hpp>
 
 #include "librpmem.h"
+#include "open_pair.h"
 #include "pool_memory.h"
 #include "process.h"
 #include "replica_pair.h"
@@ -50,23 +51,6 @@ long long posted_by_sibling(const std::string& log, const std::string& target) {
     if (!std::regex_search(log, found, line))
         return -1;
     return std::stoll(found[1]);
-}
-
-// In the forked child: settings, a zeroed local pool, both replicas created on it.
-std::string open_both(Pair& pair, const fs::path& log, const EnvironmentChanges& extra,
-                      std::byte*& pool, RPMEMpool*& on_a, RPMEMpool*& on_b) {
-    apply_environment(pair.client_environment(log, 1500));
-    apply_environment(extra);
-    pool = static_cast<std::byte*>(pool_memory().release()); // the child's until it exits
-    unsigned lanes = 1;
-    on_a = rpmem_create(pair.a.target().c_str(), "pool.set", pool, kPool, &lanes, nullptr);
-    if (on_a == nullptr)
-        return std::string("creating on a: ") + rpmem_errormsg();
-    lanes = 1;
-    on_b = rpmem_create(pair.b.target().c_str(), "pool.set", pool, kPool, &lanes, nullptr);
-    if (on_b == nullptr)
-        return std::string("creating on b: ") + rpmem_errormsg();
-    return "";
 }
 
 // Writes a stamp into 64 bytes at `offset` and persists them on a, then on b (libpmemobj's
@@ -108,11 +92,9 @@ TEST_CASE("fan-out: b's persists wait for a's posts, and both pool files hold ev
     const auto log = pair.root_a / "client.log";
     constexpr int kRounds = 300;
     ChildOutcome outcome = run_in_child([&](int) -> std::string {
-        std::byte* pool = nullptr;
-        RPMEMpool* on_a = nullptr;
-        RPMEMpool* on_b = nullptr;
-        if (auto opened = open_both(pair, log, {}, pool, on_a, on_b); !opened.empty())
-            return opened;
+        auto [pool, on_a, on_b, failure] = open_pair(pair, log, 1500, {});
+        if (!failure.empty())
+            return failure;
         for (int i = 1; i <= kRounds; ++i)
             if (auto failed = persist_both(on_a, on_b, pool, (i * 4160) % (kPool - 64), i);
                 !failed.empty())
@@ -137,11 +119,9 @@ TEST_CASE("fan-out: a range changed between the two calls is sent again, not cla
     Pair pair;
     const auto log = pair.root_a / "client.log";
     ChildOutcome outcome = run_in_child([&](int) -> std::string {
-        std::byte* pool = nullptr;
-        RPMEMpool* on_a = nullptr;
-        RPMEMpool* on_b = nullptr;
-        if (auto opened = open_both(pair, log, {}, pool, on_a, on_b); !opened.empty())
-            return opened;
+        auto [pool, on_a, on_b, failure] = open_pair(pair, log, 1500, {});
+        if (!failure.empty())
+            return failure;
         const std::uint64_t before = 0x1111111111111111, after = 0x2222222222222222;
         std::memcpy(pool + 8192, &before, 8);
         if (rpmem_persist(on_a, 8192, 64, 0, 0) != 0) // posts "before" to b
@@ -171,11 +151,9 @@ TEST_CASE("fan-out: a stopped replica's call waits for its own acknowledgement a
     Pair pair;
     const auto log = pair.root_a / "client.log";
     ChildOutcome outcome = run_in_child([&](int) -> std::string {
-        std::byte* pool = nullptr;
-        RPMEMpool* on_a = nullptr;
-        RPMEMpool* on_b = nullptr;
-        if (auto opened = open_both(pair, log, {}, pool, on_a, on_b); !opened.empty())
-            return opened;
+        auto [pool, on_a, on_b, failure] = open_pair(pair, log, 1500, {});
+        if (!failure.empty())
+            return failure;
         if (auto failed = persist_both(on_a, on_b, pool, 4096, 1); !failed.empty())
             return failed;
         const std::vector<pid_t> daemon = process_and_children(pair.b.process().pid());
@@ -216,12 +194,9 @@ TEST_CASE("fan-out off (RPMEM_FAN_OUT=0): every call persists on its own") {
     Pair pair;
     const auto log = pair.root_a / "client.log";
     ChildOutcome outcome = run_in_child([&](int) -> std::string {
-        std::byte* pool = nullptr;
-        RPMEMpool* on_a = nullptr;
-        RPMEMpool* on_b = nullptr;
-        if (auto opened = open_both(pair, log, {{"RPMEM_FAN_OUT", "0"}}, pool, on_a, on_b);
-            !opened.empty())
-            return opened;
+        auto [pool, on_a, on_b, failure] = open_pair(pair, log, 1500, {{"RPMEM_FAN_OUT", "0"}});
+        if (!failure.empty())
+            return failure;
         for (int i = 1; i <= 20; ++i)
             if (auto failed = persist_both(on_a, on_b, pool, 4096 + i * 64, i); !failed.empty())
                 return failed;
@@ -240,11 +215,9 @@ TEST_CASE("fan-out: a's calls never wait on b, stopped and never drained by its 
     Pair pair;
     const auto log = pair.root_a / "client.log";
     ChildOutcome outcome = run_in_child([&](int) -> std::string {
-        std::byte* pool = nullptr;
-        RPMEMpool* on_a = nullptr;
-        RPMEMpool* on_b = nullptr;
-        if (auto opened = open_both(pair, log, {}, pool, on_a, on_b); !opened.empty())
-            return opened;
+        auto [pool, on_a, on_b, failure] = open_pair(pair, log, 1500, {});
+        if (!failure.empty())
+            return failure;
         const std::vector<pid_t> daemon = process_and_children(pair.b.process().pid());
         if (!stop_all(daemon))
             return "b's processes did not stop";

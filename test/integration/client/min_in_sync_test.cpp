@@ -17,6 +17,7 @@
 #include <catch2/catch.hpp>
 
 #include "librpmem.h"
+#include "open_pair.h"
 #include "pool_memory.h"
 #include "process.h"
 #include "replica_pair.h"
@@ -61,24 +62,13 @@ struct Pair : ReplicaPair {
         : ReplicaPair("rpmem-min-in-sync") {}
 };
 
-// In the forked child: the client settings (`min_in_sync`, librpmem's log in `log`), both
-// replicas opened on one new local pool, one persist each.
-std::string open_both(Pair& pair, const std::filesystem::path& log, const char* min_in_sync,
-                      std::byte*& pool, RPMEMpool*& on_a, RPMEMpool*& on_b) {
-    apply_environment(pair.client_environment(log, 3000));
-    apply_environment({{"RPMEM_MIN_IN_SYNC_REPLICAS", min_in_sync}});
-    pool = static_cast<std::byte*>(pool_memory().release()); // the child's until it exits
-    unsigned lanes = 1;
-    on_a = rpmem_create(pair.a.target().c_str(), "pool.set", pool, kPool, &lanes, nullptr);
-    if (on_a == nullptr)
-        return std::string("creating on a: ") + rpmem_errormsg();
-    lanes = 1;
-    on_b = rpmem_create(pair.b.target().c_str(), "pool.set", pool, kPool, &lanes, nullptr);
-    if (on_b == nullptr)
-        return std::string("creating on b: ") + rpmem_errormsg();
-    if (rpmem_persist(on_a, 0, 64, 0, 0) != 0 || rpmem_persist(on_b, 0, 64, 0, 0) != 0)
-        return std::string("a first persist failed: ") + rpmem_errormsg();
-    return "";
+// In the forked child: both replicas opened with `min_in_sync`, one persist each.
+OpenPair open_both(Pair& pair, const std::filesystem::path& log, const char* min_in_sync) {
+    OpenPair open = open_pair(pair, log, 3000, {{"RPMEM_MIN_IN_SYNC_REPLICAS", min_in_sync}});
+    if (open.failure.empty() &&
+        (rpmem_persist(open.a, 0, 64, 0, 0) != 0 || rpmem_persist(open.b, 0, 64, 0, 0) != 0))
+        open.failure = std::string("a first persist failed: ") + rpmem_errormsg();
+    return open;
 }
 
 } // namespace
@@ -87,11 +77,9 @@ TEST_CASE("default min-in-sync-replicas (all): one lost replica of two reaches t
     Pair pair;
     const auto log = pair.root_a / "client.log";
     ChildOutcome outcome = run_in_child([&](int) -> std::string {
-        std::byte* pool = nullptr;
-        RPMEMpool* on_a = nullptr;
-        RPMEMpool* on_b = nullptr;
-        if (auto opened = open_both(pair, log, "all", pool, on_a, on_b); !opened.empty())
-            return opened;
+        auto [pool, on_a, on_b, failure] = open_both(pair, log, "all");
+        if (!failure.empty())
+            return failure;
         ::kill(pair.b.process().pid(), SIGKILL); // not its child: no reaping here
         if (auto failed = persist_until(on_b, pool, -1, log, "", "b"); !failed.empty())
             return failed;
@@ -110,11 +98,9 @@ TEST_CASE("min-in-sync-replicas = 1: the lost replica goes degraded while the ot
     Pair pair;
     const auto log = pair.root_a / "client.log";
     ChildOutcome outcome = run_in_child([&](int) -> std::string {
-        std::byte* pool = nullptr;
-        RPMEMpool* on_a = nullptr;
-        RPMEMpool* on_b = nullptr;
-        if (auto opened = open_both(pair, log, "1", pool, on_a, on_b); !opened.empty())
-            return opened;
+        auto [pool, on_a, on_b, failure] = open_both(pair, log, "1");
+        if (!failure.empty())
+            return failure;
         ::kill(pair.b.process().pid(), SIGKILL); // not its child: no reaping here
         // b's persists go on returning 0: degraded, recorded for its resync.
         if (auto absorbed = persist_until(on_b, pool, 0, log, "replica degraded", "b");
