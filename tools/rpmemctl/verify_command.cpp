@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "client/extent_digest.h"
+#include "client/master_proof.h"
 #include "client/replica.h"
 #include "client/settings.h"
 #include "command.h"
@@ -135,6 +136,14 @@ ReplicaOutcome check_replica(const poolset::ReplicaSpec& spec, const client::Set
     } else {
         outcome.error = std::move(found.error());
     }
+    // Proven direction (DESIGN.md, invariant 7): a repair copies the local pool over the
+    // replica, so only a local pool proven to be the replica's master may do it.
+    const client::MasterProof& proof = (*replica)->master_proof();
+    if (!outcome.error && options.repair && !outcome.differences.empty() && !proof.proven())
+        outcome.error = Error(EPERM, fmt::format("not repairing replica {}: {}; the replica may "
+                                                 "be the last good copy (if the local pool was "
+                                                 "lost: rpmemctl restore {})",
+                                                 replica_name(spec), proof.reason, options.set));
     if (!outcome.error && options.repair && !outcome.differences.empty()) {
         client::ProgressMeter progress("replica " + replica_name(spec) + ": repairing",
                                        total_length(outcome.differences), display.interval,
@@ -158,8 +167,11 @@ ReplicaOutcome check_replica(const poolset::ReplicaSpec& spec, const client::Set
                 outcome.error = std::move(again.error());
         }
     }
-    // Proven equal (or repaired to equal): rpmemd may call it consistent; else it is behind.
-    if (outcome.error || !outcome.remaining.empty())
+    // Proven equal (or repaired to equal): rpmemd may call it consistent; else it is behind,
+    // when this local pool is its master (an unproven one leaves its state as it was).
+    if (!outcome.error && outcome.remaining.empty())
+        (*replica)->mark_identical();
+    else
         (*replica)->mark_behind();
     if (auto closed = (*replica)->close(); !closed && !outcome.error)
         outcome.error = std::move(closed.error());
