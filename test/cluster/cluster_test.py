@@ -636,9 +636,11 @@ def scenario_split_brain(cluster, figures):
     # Neither copy is overwritten: alpha's old primary is refused by beta's newer copy...
     refused = a.run([os.path.join(HERE, "app.sh"), "verify", "/srv/rpmem/app/bootstrap.set"],
                     check=False, timeout=60)
-    if refused.returncode == 0 or "split brain" not in refused.stderr:
+    # (split brain when beta's copy is closed, busy while beta's application has it open)
+    if refused.returncode == 0 or "opening remote replica" not in refused.stderr:
         raise StepFailed("alpha's libpmemobj was not refused by beta's newer copy: %s%s"
                          % (refused.stdout, refused.stderr))
+    log("alpha's libpmemobj refused: " + refused.stderr.strip().splitlines()[-1])
     # ... and beta writes on without taking alpha's copy as a replica.
     count = last_committed(b)
     wait_for("beta's application committing", lambda: committed_beyond(b, count + 100), 60)

@@ -145,8 +145,9 @@ int main(int argc, char* argv[]) {
     PMEMobjpool* pop = strcmp(mode, "create") == 0 ? pmemobj_create(set, LAYOUT, 0, 0600)
                                                    : pmemobj_open(set, LAYOUT);
     if (pop == NULL) {
-        fprintf(stderr, "%s %s: %s\n", strcmp(mode, "create") == 0 ? "pmemobj_create" : "pmemobj_open",
-                set, pmemobj_errormsg());
+        fprintf(stderr, "%s %s: %s\n",
+                strcmp(mode, "create") == 0 ? "pmemobj_create" : "pmemobj_open", set,
+                pmemobj_errormsg());
         return 1;
     }
     struct root* root = pmemobj_direct(pmemobj_root(pop, sizeof(struct root)));
