@@ -56,13 +56,19 @@ def sh(argv, timeout=30, check=True, env=None, input=None):
     return result
 
 
+BEGUN = time.monotonic()
+
+
 def wait_for(what, predicate, timeout, interval=0.25):
-    deadline = time.monotonic() + timeout
+    started = time.monotonic()
+    deadline = started + timeout
     last = None
     while time.monotonic() < deadline:
         try:
             last = predicate()
             if last:
+                now = time.monotonic()
+                log("%6.1f s: %s (%.1f s)" % (now - BEGUN, what, now - started))
                 return last
         except (StepFailed, subprocess.TimeoutExpired, OSError, ValueError) as error:
             last = error
@@ -140,6 +146,23 @@ nodelist {
     ring0_addr: %(net)s.2
   }
 }
+"""
+
+
+FIRST_CIB = """<cib crm_feature_set="3.16.1" validate-with="pacemaker-3.8" epoch="1" num_updates="0"
+     admin_epoch="0">
+  <configuration>
+    <crm_config>
+      <cluster_property_set id="cib-bootstrap-options">
+        <nvpair id="cib-bootstrap-options-dc-deadtime" name="dc-deadtime" value="2s"/>
+      </cluster_property_set>
+    </crm_config>
+    <nodes/>
+    <resources/>
+    <constraints/>
+  </configuration>
+  <status/>
+</cib>
 """
 
 
@@ -334,7 +357,7 @@ class Cluster:
         sh([os.environ["RPMEMCTL"], "init", tls, "--client-name=cluster"] + names)
         credentials = {"RPMEM_TLS_CA": tls + "/ca.crt", "RPMEM_TLS_CERT": tls + "/client.crt",
                        "RPMEM_TLS_KEY": tls + "/client.key", "RPMEM_PROVIDER": "tcp",
-                       "RPMEM_CONNECT_TIMEOUT": "2s", "RPMEM_TIMEOUT": "3s"}
+                       "RPMEM_CONNECT_TIMEOUT": "1s", "RPMEM_TIMEOUT": "3s"}
         self.tools_env = dict(credentials, ASAN_OPTIONS="detect_leaks=0")
         preload = os.environ.get("ASAN_PRELOAD", "")
         app_env = dict(credentials, TX_WRITER=os.environ["TX_WRITER"],
@@ -348,6 +371,11 @@ class Cluster:
             os.makedirs(node.path("etc/corosync"))
             with open(node.path("etc/corosync/corosync.conf"), "w") as f:
                 f.write(COROSYNC_CONF % {"net": NET})
+            # A first CIB with a short DC election wait (the default waits 20 s for the other
+            # node at the first start); pacemaker-based takes a CIB without a signature file.
+            os.makedirs(node.path("var/lib/pacemaker/cib"))
+            with open(node.path("var/lib/pacemaker/cib/cib.xml"), "w") as f:
+                f.write(FIRST_CIB)
             with open(os.path.join(srv, "rpmemd.conf"), "w") as f:
                 f.write("poolset-dir = /srv/rpmem/pools\nlisten = %s:7636\n"
                         "tls-ca = %s/ca.crt\ntls-cert = %s/server.crt\ntls-key = %s/server.key\n"
@@ -468,7 +496,8 @@ primitive app-pool-set ocf:rpmem:app-pool-set \\
 primitive app ocf:heartbeat:anything \\
     params binfile="%(app)s" cmdline_options="run /srv/rpmem/app/app.set" \\
       logfile=/srv/rpmem/app/app.log errlogfile=/srv/rpmem/app/app.err stop_timeout=20 \\
-    op monitor interval=2s timeout=20s op stop timeout=30s
+    op monitor interval=2s timeout=20s op stop timeout=30s \
+    meta migration-threshold=2
 group app-group app-pool-set app
 colocation pool-with-rpmemd inf: pool-clone rpmemd-clone
 order rpmemd-before-pool Mandatory: rpmemd-clone pool-clone
@@ -486,7 +515,6 @@ def bring_up(cluster):
         out = a.run(["crm_mon", "-1"], check=False).stdout
         return "Online: [ alpha beta ]" in out and "Current DC" in out
     wait_for("both nodes online", online, 60)
-    a.crm("configure", "property", "dc-deadtime=5s")
     load(a, CONFIG % {"rpmemd": os.environ["RPMEMD"], "socket": cluster.switch_path})
 
     def rpmemd_answers():
