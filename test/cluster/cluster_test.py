@@ -681,8 +681,21 @@ def scenario_split_brain(cluster, figures):
     with open(alpha_part, "rb") as f:
         if f.read()[4096:] != alpha_bytes[4096:]:
             raise StepFailed("alpha's copy was written after the link healed")
-    return "split brain refused: alpha promoted at %d, beta at %d, both kept" % (
-        role_a["generation"], role_b["generation"])
+    cluster.snapshot("split brain: both copies kept")
+    # The operator's runbook (README): beta's copy survives, alpha's is rejoined to it.
+    a.crm("resource", "stop", "app-group", timeout=60)
+    wait_for("the application stopped", lambda: "NOT running" in located(b, "app"), 60, 0.25)
+    a.rpmemctl("rejoin", b.target(), SET, a.target(), SET)
+    a.crm("resource", "cleanup", "pool-clone", timeout=60)
+    a.crm("resource", "start", "app-group", timeout=60)
+    wait_for("the split-brain marker cleared", lambda: not os.path.exists(marker), 60, 0.5)
+    wait_for("beta's application replicating to alpha again", lambda: b.role(a)["in_use"], 90, 0.5)
+    runs = opens(b)
+    count = runs[-1]["verified"]
+    wait_for("beta's application committing", lambda: committed_beyond(b, count + 100), 60)
+    cluster.snapshot("split brain resolved by the runbook")
+    return ("split brain refused: alpha promoted at %d, beta at %d, both kept; the runbook made "
+            "alpha beta's replica" % (role_a["generation"], role_b["generation"]))
 
 
 def main():
