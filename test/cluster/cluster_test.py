@@ -683,15 +683,21 @@ def scenario_split_brain(cluster, figures):
             raise StepFailed("alpha's copy was written after the link healed")
     cluster.snapshot("split brain: both copies kept")
     # The operator's runbook (README): beta's copy survives, alpha's is rejoined to it.
+    runs_before = len(opens(b))
     a.crm("resource", "stop", "app-group", timeout=60)
-    wait_for("the application stopped", lambda: "NOT running" in located(b, "app"), 60, 0.25)
+    wait_for("the application stopped", lambda: "is running on" not in located(b, "app"), 60,
+             0.25)
+    last_committed_before_stop = last_committed(b)
     a.rpmemctl("rejoin", b.target(), SET, a.target(), SET)
     a.crm("resource", "cleanup", "pool-clone", timeout=60)
     a.crm("resource", "start", "app-group", timeout=60)
     wait_for("the split-brain marker cleared", lambda: not os.path.exists(marker), 60, 0.5)
-    wait_for("beta's application replicating to alpha again", lambda: b.role(a)["in_use"], 90, 0.5)
-    runs = opens(b)
-    count = runs[-1]["verified"]
+    wait_for("beta's application replicating to alpha again",
+             lambda: len(opens(b)) > runs_before and b.role(a)["in_use"], 90, 0.5)
+    count = opens(b)[-1]["verified"]
+    if count < last_committed_before_stop:
+        raise StepFailed("beta's application verified %d transactions after the runbook, %d had "
+                         "been acknowledged" % (count, last_committed_before_stop))
     wait_for("beta's application committing", lambda: committed_beyond(b, count + 100), 60)
     cluster.snapshot("split brain resolved by the runbook")
     return ("split brain refused: alpha promoted at %d, beta at %d, both kept; the runbook made "
