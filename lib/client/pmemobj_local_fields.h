@@ -14,7 +14,7 @@ namespace rpmem::client {
 
 // The bytes of a libpmemobj pool that libpmemobj writes only into its local mapping and never
 // hands to librpmem, so a healthy replica differs there from the local pool by design. Known
-// for libpmemobj's on-media format 6 (PMDK 1.7 to 2.x; Debian 12 ships 1.12.1):
+// for libpmemobj's on-media format 6 (PMDK 1.7 to 2.x), as PMDK 1.12.1 (Debian 12's) writes it:
 //  - descriptor_runtime: the run-time part of the pool descriptor (struct pmemobjpool from
 //    `addr` to the end of its 8 KiB, pointers and sizes filled in at every open; libpmemobj
 //    zeroes and rebuilds it at open, never reads it from the file);
@@ -48,9 +48,9 @@ public:
 
     // The pool has a libpmemobj header (signature PMEMOBJ) of format 6.
     bool is_pmemobj() const noexcept { return is_pmemobj_; }
-    // The local-only fields that overlap `range`, sorted by offset, disjoint, clipped to
-    // nothing (whole fields, possibly reaching past `range`). Walks the chunk headers of the
-    // zones `range` touches (at most 512 KiB each).
+    // The local-only fields that overlap `range`, sorted by offset and disjoint; whole
+    // fields, which may reach past `range`. Walks the chunk headers of the zones `range`
+    // touches (at most 512 KiB each).
     std::vector<Field> within(Range range) const;
 
     // "run-time part of the pool descriptor", for messages and documentation.

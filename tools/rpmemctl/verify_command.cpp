@@ -361,7 +361,10 @@ void add_verify_command(CLI::App& app, CommandOutput& output) {
         "Compare the local pool of the pool set file SET with each remote replica its REPLICA\n"
         "lines name, by digests (XXH3-64) of extents of the replicated range (the pool without\n"
         "its first 4096 bytes, the header each side keeps for itself), and list the ranges that\n"
-        "differ. Run it on the initiator while no application has the pool open.",
+        "differ. The bytes libpmemobj keeps only in its local mapping and never replicates\n"
+        "(the pool descriptor's run-time part, chunk footers, free-block tree entries) are\n"
+        "left out and counted apart. Run it on the initiator while no application has the\n"
+        "pool open.",
         "Exit status: 0 every replica identical (after --repair: repaired), 1\n"
         "differences remain, 2 error (usage, pool set, local pool or a replica\n"
         "unreachable).",
