@@ -21,10 +21,23 @@ constexpr std::size_t kPoolHeaderSize = 4096;
 // struct pmemobjpool: the 2 KiB persistent descriptor after the pool header, then root_offset,
 // run_id, root_size, conversion_flags, heap_size, stats_persistent (8 bytes each) and
 // pmem_reserved[496]; from `addr` to the end of the struct's 8 KiB it is run-time state.
+constexpr std::size_t kLanesOffsetField = kPoolHeaderSize + 1024;        // pmemobjpool.lanes_offset
+constexpr std::size_t kNlanesField = kPoolHeaderSize + 1024 + 8;         // pmemobjpool.nlanes
 constexpr std::size_t kHeapOffsetField = kPoolHeaderSize + 1024 + 16;    // pmemobjpool.heap_offset
 constexpr std::size_t kHeapSizeField = kPoolHeaderSize + 2048 + 32;      // pmemobjpool.heap_size
 constexpr std::size_t kRuntimeBegin = kPoolHeaderSize + 2048 + 48 + 496; // offsetof(addr)
 constexpr std::size_t kDescriptorEnd = 8192; // sizeof(struct pmemobjpool)
+
+// The lanes (lane.h): from the end of the descriptor, 3 KiB each: the internal redo log
+// (64-byte ulog header + 192), the external one (64 + 640), then the undo log. A ulog's
+// `next` is the offset of its extension, rounded up to a cache line; gen_num is its 4th word.
+constexpr std::size_t kLaneSize = 3072;
+constexpr std::uint64_t kMaxLanes = 1024; // OBJ_NLANES
+constexpr std::size_t kUndoLogInLane = 256 + 704;
+constexpr std::size_t kUlogNextField = 8;
+constexpr std::size_t kUlogCapacityField = 16;
+constexpr std::size_t kUlogGenNumField = 24;
+constexpr std::size_t kUlogHeaderSize = 64;
 
 // The heap: a 1 KiB heap_header, then zones of a 64-byte zone_header, MAX_CHUNK 8-byte chunk
 // headers and up to MAX_CHUNK chunks of 256 KiB.
@@ -231,9 +244,20 @@ std::vector<PmemobjLocalFields::Field> PmemobjLocalFields::within(Range range) c
     const Range runtime{kRuntimeBegin, kDescriptorEnd - kRuntimeBegin};
     if (overlaps(runtime, range))
         fields.push_back({runtime, Kind::descriptor_runtime});
-    if (heap_offset_ != 0)
+    if (heap_offset_ != 0) {
         add_heap_fields(range, fields);
-    return fields;
+        add_undo_extension_fields(range, fields);
+    }
+    std::sort(fields.begin(), fields.end(),
+              [](const Field& a, const Field& b) { return a.range.offset < b.range.offset; });
+    // Disjoint, as callers rely on: a field overlapping its predecessor (no pool libpmemobj
+    // wrote has one) is dropped, so less is left out, never more.
+    std::vector<Field> disjoint;
+    for (const Field& field : fields)
+        if (disjoint.empty() ||
+            disjoint.back().range.offset + disjoint.back().range.length <= field.range.offset)
+            disjoint.push_back(field);
+    return disjoint;
 }
 
 // Walks the chunk headers of each zone that `range` touches, block by block as heap boot does,
@@ -309,6 +333,34 @@ void PmemobjLocalFields::add_heap_fields(Range range, std::vector<Field>& fields
     }
 }
 
+// ulog_clobber_data (ulog.c) moves the generation number of a lane's first undo log extension on
+// with each transaction's end, in the mapping only ("we'll never read gen_num of the second
+// ulog" after an unclean end; every open frees the extensions, ULOG_FREE_AFTER_FIRST). Locally
+// it keeps pace with the lane's own undo log, which is persisted: the two are equal.
+void PmemobjLocalFields::add_undo_extension_fields(Range range, std::vector<Field>& fields) const {
+    const auto lanes_offset = load<std::uint64_t>(pool_, kLanesOffsetField);
+    const auto nlanes = load<std::uint64_t>(pool_, kNlanesField);
+    if (lanes_offset != kDescriptorEnd || nlanes == 0 || nlanes > kMaxLanes ||
+        lanes_offset + nlanes * kLaneSize > heap_offset_)
+        return;
+    for (std::uint64_t lane = 0; lane < nlanes; ++lane) {
+        const std::size_t undo = lanes_offset + lane * kLaneSize + kUndoLogInLane;
+        const auto next = load<std::uint64_t>(pool_, undo + kUlogNextField);
+        if (next == 0 || next > heap_end_)
+            continue;
+        const std::size_t extension =
+            (next + kUlogHeaderSize - 1) / kUlogHeaderSize * kUlogHeaderSize;
+        if (extension < heap_offset_ + kHeapHeaderSize || extension > heap_end_ - kUlogHeaderSize)
+            continue;
+        const Range gen_num{extension + kUlogGenNumField, 8};
+        if (overlaps(gen_num, range) &&
+            load<std::uint64_t>(pool_, extension + kUlogCapacityField) != 0 &&
+            load<std::uint64_t>(pool_, gen_num.offset) ==
+                load<std::uint64_t>(pool_, undo + kUlogGenNumField))
+            fields.push_back({gen_num, Kind::undo_extension_gen_num});
+    }
+}
+
 std::string_view PmemobjLocalFields::describe(Kind kind) noexcept {
     switch (kind) {
     case Kind::descriptor_runtime:
@@ -317,6 +369,8 @@ std::string_view PmemobjLocalFields::describe(Kind kind) noexcept {
         return "chunk footer";
     case Kind::free_block_entry:
         return "free-block tree entry";
+    case Kind::undo_extension_gen_num:
+        return "undo log extension's generation number";
     }
     return "local-only field";
 }

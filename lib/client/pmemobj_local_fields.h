@@ -21,8 +21,12 @@ namespace rpmem::client {
 //  - chunk_footer: a chunk header slot inside a huge block that holds a footer
 //    (CHUNK_TYPE_FOOTER; memblock.c writes footers "transient", heap boot recreates them);
 //  - free_block_entry: the copy of a `struct memory_block` (48 bytes) that the heap's
-//    free-block tree (container_ravl.c) keeps in the first bytes of a huge block's data.
-// None of them is needed by a promoted replica: libpmemobj rebuilds all three when it opens it.
+//    free-block tree (container_ravl.c) keeps in the first bytes of a huge block's data;
+//  - undo_extension_gen_num: the generation number of a lane's first undo log extension
+//    (a ulog in the heap, after a transaction outgrew the lane's 2 KiB undo log), which
+//    ulog.c moves on without persisting it.
+// None of them is needed by a promoted replica: libpmemobj rebuilds the first three when it
+// opens a pool and frees undo log extensions then (lane.c, ULOG_FREE_AFTER_FIRST).
 //
 // Every range is derived from the pool's own bytes (its header, descriptor, heap and zone
 // headers and chunk headers), each validated before it is trusted, and each byte is excluded
@@ -34,7 +38,7 @@ namespace rpmem::client {
 // Pure, no I/O; thread-compatible.
 class PmemobjLocalFields {
 public:
-    enum class Kind { descriptor_runtime, chunk_footer, free_block_entry };
+    enum class Kind { descriptor_runtime, chunk_footer, free_block_entry, undo_extension_gen_num };
 
     struct Field {
         Range range;
@@ -61,6 +65,7 @@ private:
         : pool_(pool) {}
 
     void add_heap_fields(Range range, std::vector<Field>& fields) const;
+    void add_undo_extension_fields(Range range, std::vector<Field>& fields) const;
 
     std::span<const std::byte> pool_;
     bool is_pmemobj_ = false;

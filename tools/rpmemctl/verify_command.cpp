@@ -362,9 +362,9 @@ void add_verify_command(CLI::App& app, CommandOutput& output) {
         "lines name, by digests (XXH3-64) of extents of the replicated range (the pool without\n"
         "its first 4096 bytes, the header each side keeps for itself), and list the ranges that\n"
         "differ. The bytes libpmemobj keeps only in its local mapping and never replicates\n"
-        "(the pool descriptor's run-time part, chunk footers, free-block tree entries) are\n"
-        "left out and counted apart. Run it on the initiator while no application has the\n"
-        "pool open.",
+        "(the pool descriptor's run-time part, chunk footers, free-block tree entries, undo\n"
+        "log extensions' generation numbers) are left out and counted apart. Run it on the\n"
+        "initiator while no application has the pool open.",
         "Exit status: 0 every replica identical (after --repair: repaired), 1\n"
         "differences remain, 2 error (usage, pool set, local pool or a replica\n"
         "unreachable).",

@@ -48,9 +48,18 @@ void transaction(PMEMobjpool* pool, Root* root, std::uint64_t i) {
     TX_END
 }
 
+// A transaction that snapshots 64 KiB, more than a lane's 2 KiB undo log: libpmemobj extends
+// the undo log with a ulog from the heap.
+void big_transaction(PMEMobjpool* pool, Root* root,
+                     int fill){TX_BEGIN(pool){pmemobj_tx_add_range_direct(root, sizeof *root);
+std::memset(root, fill, sizeof *root);
+} // namespace
+TX_END
+}
+
 // A pool as an unmodified libpmemobj program leaves it: created, a root object, 100 small
 // transactions, closed cleanly. Its bytes, as the local mapping held them.
-std::vector<std::byte> make_pool(const rpmem::test::TempDir& dir) {
+std::vector<std::byte> make_pool(const rpmem::test::TempDir& dir, bool big = false) {
     const std::string path = (dir / "pool.obj").string();
     PMEMobjpool* pool = pmemobj_create(path.c_str(), "local-fields", kPoolSize, 0600);
     REQUIRE(pool != nullptr);
@@ -59,6 +68,8 @@ std::vector<std::byte> make_pool(const rpmem::test::TempDir& dir) {
     REQUIRE(root != nullptr);
     for (std::uint64_t i = 0; i < 100; ++i)
         transaction(pool, root, i);
+    for (int i = 0; big && i < 5; ++i)
+        big_transaction(pool, root, i);
     pmemobj_close(pool);
     const std::string text = dir.read("pool.obj");
     std::vector<std::byte> bytes(text.size());
@@ -278,4 +289,31 @@ TEST_CASE("confirm_differences passes a replica's read error on and leaves other
     REQUIRE(plain);
     CHECK(plain->ranges == mismatches);
     CHECK(plain->bytes_read == 0);
+}
+
+TEST_CASE("a transaction larger than a lane's undo log leaves its extension's generation number "
+          "local-only, and it makes no difference") {
+    rpmem::test::TempDir dir("rpmem-local-fields");
+    const std::vector<std::byte> pool = make_pool(dir, true);
+    const auto fields = all_fields(PmemobjLocalFields::of(pool), pool.size());
+    const auto gen_num = std::find_if(fields.begin(), fields.end(), [](const auto& field) {
+        return field.kind == Kind::undo_extension_gen_num;
+    });
+    REQUIRE(gen_num != fields.end());
+    CHECK(gen_num->range.length == 8);
+    // It equals lane 0's undo log's own generation number (5 big and 100 small transactions on).
+    const std::uint64_t lane0_undo = 8192 + 256 + 704;
+    CHECK(load64(pool, gen_num->range.offset) == load64(pool, lane0_undo + 24));
+    CHECK(load64(pool, gen_num->range.offset) >= 105);
+
+    auto same = compare(pool, replica_of(pool, fields), true);
+    CHECK(same.confirmed.ranges.empty());
+    CHECK(std::find(same.confirmed.local_only.begin(), same.confirmed.local_only.end(), *gen_num) !=
+          same.confirmed.local_only.end());
+    // Its neighbour, the extension's capacity, is persisted: a change there shows.
+    std::vector<std::byte> capacity = replica_of(pool, fields);
+    capacity[gen_num->range.offset - 8] ^= std::byte{0x01};
+    auto found = compare(pool, capacity, true);
+    CHECK(found.confirmed.ranges ==
+          std::vector<Range>{{gen_num->range.offset / 4096 * 4096, 4096}});
 }
