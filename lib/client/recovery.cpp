@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "client/logger.h"
+#include "client/pmemobj_local_fields.h"
 #include "client/progress_meter.h"
 
 namespace rpmem::client {
@@ -132,8 +133,26 @@ void Recovery::mark_differing_extents(const std::string& why) {
         dirty_.mark(start, length);
         return;
     }
+    // The same rule as rpmemctl verify: bytes libpmemobj keeps only in its local mapping are no
+    // differences (client/pmemobj_local_fields.h); a page holding one is compared byte by byte.
+    const auto mismatches = differing_ranges(*local, *remote, {start, length}, extent);
+    std::vector<Range> differing = mismatches;
+    const PmemobjLocalFields fields = PmemobjLocalFields::of(pool);
+    if (fields.is_pmemobj() && !mismatches.empty()) {
+        auto confirmed = confirm_differences(
+            pool, fields, mismatches, extent,
+            {.read = [this](std::span<std::byte> into,
+                            std::size_t offset) { return replica_.read_remote(into, offset); },
+             .digests = {}});
+        if (confirmed)
+            differing = std::move(confirmed->ranges);
+        else
+            logger().warn("{}: comparing the pages with libpmemobj's local-only fields failed "
+                          "({}): copying their extents",
+                          replica_.describe(), confirmed.error().message());
+    }
     std::size_t bytes = 0;
-    for (const Range& range : differing_ranges(*local, *remote, {start, length}, extent)) {
+    for (const Range& range : differing) {
         dirty_.mark(range.offset, range.length);
         bytes += range.length;
     }

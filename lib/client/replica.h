@@ -220,9 +220,8 @@ private:
                    const std::function<void(std::uint64_t)>& on_progress) override {
         return digests(offset, length, extent_size, on_progress);
     }
-    Result<void> read_remote(std::span<std::byte> into, std::size_t offset) override {
-        return read(into, offset, 0);
-    }
+    // Lane 0, in any state but disconnected (consistency on open reads while resyncing).
+    Result<void> read_remote(std::span<std::byte> into, std::size_t offset) override;
     void report(protocol::ResyncPhase phase, std::uint64_t done, std::uint64_t total) override;
 
     Settings settings_;

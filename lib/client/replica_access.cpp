@@ -110,4 +110,11 @@ void Replica::report(protocol::ResyncPhase phase, std::uint64_t done, std::uint6
                        reported.error().message());
 }
 
+Result<void> Replica::read_remote(std::span<std::byte> into, std::size_t offset) {
+    const std::lock_guard lock(guards_[0].mutex);
+    if (!connection_)
+        return fail(ENOTCONN, fmt::format("{}: the replica is not connected", describe()));
+    return connection_->lanes->lane(0).read(into, offset);
+}
+
 } // namespace rpmem::client

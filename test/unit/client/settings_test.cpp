@@ -178,8 +178,8 @@ TEST_CASE("PMDK's provider switches: sockets only when RPMEM_ENABLE_SOCKETS is s
         environment_of({{"RPMEM_PROVIDER", "sockets"}, {"RPMEM_ENABLE_SOCKETS", "1"}}));
     REQUIRE(on);
     CHECK(on->provider == "sockets");
-    auto no_verbs = load_settings(
-        environment_of({{"RPMEM_PROVIDER", "verbs"}, {"RPMEM_ENABLE_VERBS", "0"}}));
+    auto no_verbs =
+        load_settings(environment_of({{"RPMEM_PROVIDER", "verbs"}, {"RPMEM_ENABLE_VERBS", "0"}}));
     REQUIRE_FALSE(no_verbs);
     CHECK_THAT(no_verbs.error().message(), Catch::Contains("RPMEM_ENABLE_VERBS=0"));
 }
