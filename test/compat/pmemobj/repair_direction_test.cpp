@@ -25,20 +25,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The last "committed N" the writer printed before `deadline` or its end, at least `wanted`.
-std::uint64_t read_commits(int output, std::uint64_t wanted,
-                           std::chrono::steady_clock::time_point deadline) {
-    std::uint64_t committed = 0;
-    while (committed < wanted) {
-        auto line = read_line(output, deadline);
-        if (!line)
-            break;
-        if (line->rfind("committed ", 0) == 0)
-            committed = std::stoull(line->substr(10));
-    }
-    return committed;
-}
-
 void zero_file(const fs::path& file) {
     const auto size = fs::file_size(file);
     fs::remove(file);
