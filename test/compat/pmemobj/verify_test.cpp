@@ -6,12 +6,16 @@
 // descriptor's persistent part, identical again after --repair (the target then equals the
 // initiator beyond each side's own header, except those local-only bytes), and errors for what
 // it cannot verify.
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <signal.h>
+#include <unistd.h>
 
 #include "client/pmemobj_local_fields.h"
 #include "compat_helpers.h"
@@ -158,6 +162,116 @@ TEST_CASE("rpmemctl verify finds the one corrupted extent of a libpmemobj replic
     auto failover = verify_target_copy(root, target_part, "500", environment);
     INFO(failover.output());
     CHECK(failover.status == 0);
+}
+
+// Consistency on open after an unclean end (issue 31): the writer is killed mid-run, so the
+// replica is left inconsistent, and bytes are changed in the local pool's free heap as persists
+// that never reached the replica would be. The reopen must copy exactly the 4 KiB extents that
+// really differ (those bytes, and whatever the killed writer had persisted only locally), not
+// the extents that differ only in libpmemobj's local-only fields: the test computes that set
+// itself from both files and compares it with what librpmem says it found and what it reported
+// sending to rpmemd.
+TEST_CASE("consistency on open after an unclean end copies only the extents that really differ") {
+    TempDir scratch("rpmem-compat-reopen-cwd");
+    const WorkingDirectory here(scratch.path());
+    OneRemoteReplica setup("rpmem-compat-reopen");
+    auto& [root, rpmemd, target_part, set, environment] = setup;
+    const EnvironmentChanges tool_environment = rpmemd.client_environment();
+    const fs::path library_log = root / "librpmem.log";
+    environment["RPMEM_LOG_FILE"] = library_log.string();
+    environment["RPMEM_LOG_LEVEL"] = "info";
+
+    auto created = obj_tx({"create", set.string(), "100"}, environment);
+    INFO(created.output());
+    REQUIRE(created.status == 0);
+    int output = -1;
+    Process writer = Process::spawn_piped(
+        {required_environment("OBJ_TX"), "run", set.string(), "100", "100000000"}, environment,
+        output, root / "writer.log", root.path());
+    const std::uint64_t committed =
+        read_commits(output, 400, std::chrono::steady_clock::now() + std::chrono::seconds(60));
+    REQUIRE(committed >= 400);
+    CHECK(writer.stop(SIGKILL) == 128 + SIGKILL);
+    ::close(output);
+    REQUIRE(rpmemd.stop() == 0);
+
+    // Two bytes in the free part of the heap, far from the objects, that the replica never got.
+    constexpr std::size_t kExtent = 4096;
+    std::string local = read_file(initiator_part(root));
+    const std::string replica = read_file(target_part);
+    REQUIRE(local.size() == replica.size());
+    std::vector<std::size_t> changed;
+    {
+        const std::span<const std::byte> pool{reinterpret_cast<const std::byte*>(local.data()),
+                                              local.size()};
+        const auto fields = rpmem::client::PmemobjLocalFields::of(pool);
+        REQUIRE(fields.is_pmemobj());
+        for (std::size_t candidate : {std::size_t{20} << 20, std::size_t{27} << 20}) {
+            std::size_t at = candidate + 100;
+            while (!fields.within({at, 1}).empty())
+                at += 64;
+            changed.push_back(at);
+        }
+    }
+    REQUIRE(changed.size() == 2);
+    for (std::size_t at : changed)
+        flip_byte(initiator_part(root), at);
+    local = read_file(initiator_part(root));
+
+    // What really differs: 4 KiB extents from offset 4096 with a byte that differs outside
+    // the local-only fields of the local pool.
+    std::size_t differing_bytes = 0;
+    {
+        const std::span<const std::byte> pool{reinterpret_cast<const std::byte*>(local.data()),
+                                              local.size()};
+        const auto fields = rpmem::client::PmemobjLocalFields::of(pool);
+        std::size_t local_only_extents = 0;
+        for (std::size_t extent = kExtent; extent < local.size(); extent += kExtent) {
+            if (local.compare(extent, kExtent, replica, extent, kExtent) == 0)
+                continue;
+            std::vector<bool> excluded(kExtent, false);
+            for (const auto& field : fields.within({extent, kExtent}))
+                for (std::size_t at = std::max(field.range.offset, extent);
+                     at < std::min(field.range.offset + field.range.length, extent + kExtent); ++at)
+                    excluded[at - extent] = true;
+            bool real = false;
+            for (std::size_t i = 0; i < kExtent && !real; ++i)
+                real = !excluded[i] && local[extent + i] != replica[extent + i];
+            if (real)
+                differing_bytes += kExtent;
+            else
+                ++local_only_extents;
+        }
+        INFO("extents differing only in local-only fields: " << local_only_extents);
+        CHECK(local_only_extents > 0); // else this test could not tell the rule from none
+    }
+    CHECK(differing_bytes >= 2 * kExtent);
+    CHECK(differing_bytes < 64 * kExtent);
+
+    rpmemd.restart();
+    auto reopened = obj_tx({"verify", set.string(), "any"}, environment);
+    INFO(reopened.output());
+    REQUIRE(reopened.status == 0);
+    const std::string lines = read_file(library_log);
+    INFO("librpmem's log:\n" << lines);
+    CHECK_THAT(lines,
+               Catch::Contains("the replica was inconsistent; " + std::to_string(differing_bytes) +
+                               " of " + std::to_string(local.size() - 4096) +
+                               " bytes differ from the local pool"));
+
+    // rpmemd's account of the resync: the bytes the initiator sent.
+    auto events = rpmemctl({"events", rpmemd.target(), "--history", "--once"}, tool_environment);
+    INFO(events.output());
+    REQUIRE(events.status == 0);
+    const auto at = events.out.rfind(R"("kind":"resync_finished")");
+    REQUIRE(at != std::string::npos);
+    const std::string line = events.out.substr(at, events.out.find('\n', at) - at);
+    CHECK_THAT(line, Catch::Contains(R"("done_bytes":)" + std::to_string(differing_bytes)));
+
+    // And the pair is identical again.
+    auto verified = rpmemctl({"verify", set.string()}, tool_environment);
+    INFO(verified.output());
+    CHECK(verified.status == 0);
 }
 
 TEST_CASE("rpmemctl verify: errors name the file and line, the pool or the replica") {
