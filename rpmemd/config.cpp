@@ -465,8 +465,8 @@ Every config file key is also an option (--KEY VALUE or --KEY=VALUE) and wins ov
   tls-cert, tls-key, allow-client, admin-client (identities whose `rpmemctl status` and
   `events` show every identity's sessions), allow-provider, fabric-address, max-lanes,
   max-sessions,
-  nthreads, responder-spin (the most a responder busy-polls after a completion, default
-  50us; 0: always block), heartbeat (a silent client is dropped after it), session-timeout (TLS and Hello
+  nthreads, responder-spin (the most a responder busy-polls for the next request, default
+  1ms, learnt below that; 0: always block), heartbeat (a silent client is dropped after it), session-timeout (TLS and Hello
   must finish within it), port-file (written with the bound port once listening), user and
   group (the data-path workers' ids when started as root; default nobody/nogroup),
   worker-sandbox (yes|no, default yes), metrics-listen (HOST:PORT: Prometheus metrics at

@@ -78,10 +78,10 @@ struct Config {
     // sessions with at most this many threads (min(nthreads, sessions) run). 0: one per
     // online CPU.
     unsigned nthreads = 0;
-    // The most a responder thread busy-polls after a completion before it blocks on its
-    // sessions' wait descriptors; it spins less, down to not at all, while completions come
-    // later than that (fabric::SpinBudget). 0: always block.
-    std::chrono::microseconds responder_spin{50};
+    // The most a responder thread busy-polls for its sessions' next request before it blocks
+    // on their wait descriptors; within it, fabric::WaitController learns the gaps between
+    // requests (none while quiet or while spinning loses the CPU to others). 0: always block.
+    std::chrono::microseconds responder_spin{1000};
     // A client that sends no frame (request or heartbeat ping) for this long is taken for dead:
     // its session ends, its data plane is fenced and its pool released. Told to clients in the
     // Hello reply; librpmem pings every second (or a third of this, if shorter). Generous by

@@ -42,7 +42,7 @@ struct DataPlaneRequest {
     // How the responders wait: busy-poll at most this long after a completion before they
     // block, less while completions come later (nanoseconds::max(): never block), and the CPU
     // they are pinned to (-1: none). A worker's responders take these from its first session.
-    std::chrono::nanoseconds responder_spin = std::chrono::microseconds(50);
+    std::chrono::nanoseconds responder_spin = std::chrono::microseconds(1000);
     int responder_cpu = -1;
     // Where the data plane counts the persist messages it serves, for status and /metrics
     // (null: not counted). Shared with the worker that serves the session; outlives the data

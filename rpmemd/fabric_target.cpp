@@ -236,8 +236,7 @@ Result<void> FabricTarget::open(const DataPlaneRequest& request) {
     for (unsigned lane = 0; lane < lane_count_; ++lane)
         lanes_.push_back(std::make_unique<persist::TargetLane>(
             lane, *pool_, protocol::kDefaultInlineSize, protected_prefix_, *buffer_region_,
-            lane * lane_stride_, stack_->events(), name_,
-            counters_ ? &counters_->page() : nullptr));
+            lane * lane_stride_, name_, counters_ ? &counters_->page() : nullptr));
 
     fabric::RemoteRegion remote = pool_region_->remote();
     protocol::DataPath& path = info_.path;

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "fabric/deadline.h"
-#include "fabric/spin_budget.h"
+#include "fabric/wait_controller.h"
 
 namespace rpmem::daemon {
 
@@ -167,7 +167,14 @@ private:
 
     void run() noexcept {
         pin();
-        fabric::SpinBudget budget(options_.spin);
+        fabric::WaitController controller(options_.spin);
+        fabric::SpinMeter meter;
+        bool spinning = false;
+        const auto end_spin = [&] {
+            if (spinning)
+                controller.on_spin(meter.spun(), meter.stolen());
+            spinning = false;
+        };
         Clock::time_point idle_since = Clock::now();
         Clock::time_point last_full = Clock::time_point();
         Clock::time_point last_peek = Clock::time_point();
@@ -175,6 +182,7 @@ private:
         std::unique_lock lock(mutex_, std::defer_lock);
         while (!stop_.load(std::memory_order_acquire)) {
             if (waiting_.load(std::memory_order_acquire) > 0) {
+                end_spin();
                 if (lock.owns_lock())
                     lock.unlock();
                 while (waiting_.load(std::memory_order_acquire) > 0)
@@ -188,10 +196,10 @@ private:
                 last_full = now;
             // Sweep: sessions that were woken, that had work within the spin budget, or all of
             // them now and then (connection events, a missed wake-up).
-            const auto hot = budget.current();
+            const auto budget = controller.spin_budget();
             std::size_t work = 0;
             for (auto& entry : sessions_) {
-                if (!full && !entry->due && now - entry->last_work > hot)
+                if (!full && !entry->due && now - entry->last_work > budget)
                     continue;
                 const std::size_t done = poll_one(*entry, full || entry->due);
                 entry->due = false;
@@ -202,11 +210,17 @@ private:
             }
             now = Clock::now();
             if (work > 0) {
-                budget.on_work(now - idle_since);
+                end_spin();
+                controller.on_work(now - idle_since);
                 idle_since = now;
                 continue;
             }
-            if (budget.spins_forever() || now - idle_since < budget.current()) {
+            if (budget == fabric::WaitController::kForever || now - idle_since < budget) {
+                if (spinning)
+                    meter.tick(now);
+                else
+                    meter.start(now);
+                spinning = true;
                 // While spinning on the hot sessions, look at the others' descriptors now and
                 // then: one that is readable has work (or a connection event) too.
                 if (now - last_peek >= kPeekInterval) {
@@ -217,7 +231,8 @@ private:
                 }
                 continue;
             }
-            block(lock, budget);
+            end_spin();
+            block(lock, controller);
         }
     }
 
@@ -284,7 +299,7 @@ private:
     }
 
     // Blocks until a session's descriptor or the wake-up pipe is readable, or the slice ends.
-    void block(std::unique_lock<std::mutex>& lock, fabric::SpinBudget& budget) {
+    void block(std::unique_lock<std::mutex>& lock, fabric::WaitController& controller) {
         std::size_t without_fd = 0;
         if (!arm_all(without_fd))
             return;
@@ -298,7 +313,7 @@ private:
             } catch (...) {
             }
             if (done == 0)
-                budget.on_idle();
+                controller.on_idle();
             entry.due = true;
             return;
         }
@@ -310,7 +325,7 @@ private:
                          static_cast<int>(timeout.count()));
         lock.lock();
         if (ready == 0 && without_fd == 0)
-            budget.on_idle();
+            controller.on_idle();
         if (generation != generation_) {
             // Sessions came or went while blocked: an event may name one that is gone.
             drain_wake();

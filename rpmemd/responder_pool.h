@@ -50,10 +50,10 @@ struct ResponderOptions {
     // Threads at most; each serves the sessions attached to it (the least loaded gets the next
     // one), so there are min(threads, sessions) of them at any time. At least 1.
     unsigned threads = 1;
-    // The most a thread busy-polls after work before it blocks on the descriptors of its
-    // sessions; the budget adapts below that (fabric::SpinBudget). nanoseconds::max(): never
+    // The most a thread busy-polls for work before it blocks on the descriptors of its
+    // sessions; fabric::WaitController learns how long below that. nanoseconds::max(): never
     // block (only for a thread with a core of its own).
-    std::chrono::nanoseconds spin = std::chrono::microseconds(50);
+    std::chrono::nanoseconds spin = std::chrono::microseconds(1000);
     int cpu = -1; // pin every thread to this CPU; -1: none
     // The longest block: connection events are looked at this often at least, and a provider
     // without descriptors (no_wait) is polled every millisecond.

@@ -14,6 +14,8 @@ namespace rpmem {
 // settings, which belong to the host program. They start writing warnings and errors to
 // stderr; configure_library_loggers() moves all of them, and any made later, at once (rpmemd
 // to its own sinks; librpmem to what RPMEM_LOG_LEVEL and RPMEM_LOG_FILE say). Thread-safe.
+// The reference stays valid for the process's life (loggers are never removed), so callers keep
+// it rather than look it up per line (this takes a lock).
 spdlog::logger& library_logger(std::string_view name);
 
 void configure_library_loggers(std::vector<spdlog::sink_ptr> sinks,

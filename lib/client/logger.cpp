@@ -34,7 +34,10 @@ std::atomic<LogDestination> chosen_destination{LogDestination::none};
 } // namespace
 
 spdlog::logger& logger() {
-    return library_logger("rpmem.client");
+    // Looked up once: a logger is never removed, so each call is then only spdlog's atomic
+    // level check, with no lock and no map lookup.
+    static spdlog::logger& instance = library_logger("rpmem.client");
+    return instance;
 }
 
 LogDestination log_destination() noexcept {

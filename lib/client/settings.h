@@ -41,7 +41,7 @@ struct Settings {
 
     std::chrono::milliseconds connect_timeout{10000}; // RPMEM_CONNECT_TIMEOUT (ms)
     std::chrono::milliseconds timeout{10000};         // RPMEM_TIMEOUT (ms): any one operation
-    std::chrono::microseconds spin{50};               // RPMEM_SPIN_US: busy-poll before blocking
+    std::chrono::microseconds spin{1000};             // RPMEM_SPIN_US: busy-poll before blocking
 
     FailurePolicy on_replica_failure = FailurePolicy::error; // RPMEM_ON_REPLICA_FAILURE
     // RPMEM_MIN_IN_SYNC_REPLICAS: how many replicas of one local pool must stay in sync for a

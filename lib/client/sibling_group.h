@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <shared_mutex>
@@ -22,7 +23,8 @@ namespace rpmem::client {
 // (client/replica.h); the group only knows who the siblings are.
 //
 // Thread-safe: posts (any thread, any lane) take a shared lock; members join and leave under an
-// exclusive one, so a member is never posted to after its Membership ended.
+// exclusive one, so a member is never posted to after its Membership ended. A group of one (a
+// pool with one REPLICA line) has no sibling to post to: its posts take no lock at all.
 class SiblingGroup {
 public:
     // `min_in_sync`: as SyncQuorum; `fan_out`: whether persists are posted ahead at all.
@@ -61,6 +63,7 @@ private:
     const bool fan_out_;
     mutable std::shared_mutex mutex_;
     std::vector<FanOutMember*> members_; // under mutex_
+    std::atomic<std::size_t> size_{0};   // members_.size(), written under mutex_
 };
 
 } // namespace rpmem::client

@@ -34,48 +34,70 @@ CompletionError connection_failure(const ConnectionState& state) {
 
 CompletionResult Waiter::wait(CompletionQueue& cq, std::span<Completion> out, EventQueue* events,
                               const ConnectionState* watched, Deadline deadline) {
+    // Work already there costs no clock read.
+    auto first = cq.read(out);
+    if (!first || *first > 0) {
+        if (first)
+            controller_.on_work(std::chrono::nanoseconds::zero());
+        return first;
+    }
     const Deadline start = Clock::now();
-    const auto spin = budget_.current();
+    const auto spin = controller_.spin_budget();
     const Deadline spin_end = spin >= deadline - start
                                   ? deadline
                                   : start + std::chrono::duration_cast<Clock::duration>(spin);
+    SpinMeter meter;
+    meter.start(start);
+    bool spun = spin > std::chrono::nanoseconds::zero();
+    const auto end_spin = [&] {
+        if (spun)
+            controller_.on_spin(meter.spun(), meter.stolen());
+        spun = false;
+    };
     Deadline last_pump = start;
+    Deadline now = start;
     for (;;) {
-        auto read = cq.read(out);
-        if (!read || *read > 0) {
-            if (policy_.adaptive && read)
-                budget_.on_work(Clock::now() - start);
-            return read;
-        }
-        if (watched != nullptr && watched->failed())
+        if (watched != nullptr && watched->failed()) {
+            end_spin();
             return tl::unexpected(connection_failure(*watched));
-
-        const Deadline now = Clock::now();
+        }
+        now = Clock::now();
+        if (spun)
+            meter.tick(now);
         if (events != nullptr && now - last_pump >= kPumpInterval) {
             last_pump = now;
             auto pumped = events->pump();
-            if (!pumped)
+            if (!pumped) {
+                end_spin();
                 return tl::unexpected(CompletionError{nullptr, 0, std::move(pumped.error())});
-            if (*pumped > 0 && watched == nullptr)
+            }
+            if (*pumped > 0 && watched == nullptr) {
+                end_spin();
                 return 0;
-            continue; // look at the queue and the state again before anything else
-        }
-        if (now >= deadline) {
-            if (policy_.adaptive)
-                budget_.on_idle();
+            }
+        } else if (now >= deadline) {
+            end_spin();
+            controller_.on_idle();
             return tl::unexpected(timeout_error());
-        }
-        if (now < spin_end) {
+        } else if (now < spin_end) {
             cpu_relax();
-            continue;
+        } else {
+            end_spin();
+            auto blocked = block(cq, out, events, watched, deadline);
+            if (!blocked || *blocked > 0) {
+                if (blocked)
+                    controller_.on_work(Clock::now() - start);
+                return blocked;
+            }
+            last_pump = Deadline(); // read the event queue at once after a block
         }
-        auto blocked = block(cq, out, events, watched, deadline);
-        if (!blocked || *blocked > 0) {
-            if (policy_.adaptive && blocked)
-                budget_.on_work(Clock::now() - start);
-            return blocked;
+        auto read = cq.read(out);
+        if (!read || *read > 0) {
+            end_spin();
+            if (read)
+                controller_.on_work(now - start); // the clock read of this turn is close enough
+            return read;
         }
-        last_pump = Deadline(); // read the event queue at once after a block
     }
 }
 

@@ -42,9 +42,7 @@ InitiatorLane::InitiatorLane(unsigned index, fabric::OwnQueueEndpoint endpoint,
     , buffers_(buffers)
     , buffer_offset_(buffer_offset)
     , config_(config)
-    , slot_size_(protocol::lane_slot_size(config.inline_size))
-    , spin_(config.wait.spin)
-    , applied_spin_(config.wait.spin) {
+    , slot_size_(protocol::lane_slot_size(config.inline_size)) {
     const std::size_t sends = round_up(kLaneCredits * slot_size_, kCacheLine);
     apm_offset_ = buffer_offset_ + sends + kLaneCredits * kCacheLine;
     bounce_offset_ = apm_offset_ + kCacheLine;
@@ -125,25 +123,22 @@ template <typename Done>
 Result<void> InitiatorLane::wait_until(Done&& done, const char* step) {
     if (done())
         return {};
-    const std::chrono::nanoseconds budget = spin_.budget();
-    if (budget != applied_spin_) {
-        fabric::WaitPolicy policy = config_.wait;
-        policy.spin = budget;
-        endpoint_.set_wait_policy(policy);
-        applied_spin_ = budget;
-    }
+    // One clock read per wait here; the Waiter reads it only when it has to spin or block.
     const fabric::Deadline started = fabric::Clock::now();
     const fabric::Deadline deadline = started + config_.timeout;
+    fabric::Deadline slice = std::min(deadline, started + kSlice);
     std::array<fabric::Completion, 16> completions;
     while (!done()) {
         if (config_.abort != nullptr && config_.abort->load(std::memory_order_acquire))
             return fail(
                 lane_error(Error(ECONNRESET, "the control channel to the target failed"), step));
-        const fabric::Deadline slice = std::min(deadline, fabric::deadline_after(kSlice));
         auto read = endpoint_.wait(completions, slice);
         if (!read) {
-            if (read.error().errno_value() == ETIMEDOUT && fabric::Clock::now() < deadline)
+            const fabric::Deadline now = fabric::Clock::now();
+            if (read.error().errno_value() == ETIMEDOUT && now < deadline) {
+                slice = std::min(deadline, now + kSlice);
                 continue;
+            }
             if (read.error().errno_value() == ETIMEDOUT)
                 return fail(lane_error(Error(ETIMEDOUT, fmt::format("no answer within {} ms",
                                                                     config_.timeout.count())),
@@ -155,7 +150,6 @@ Result<void> InitiatorLane::wait_until(Done&& done, const char* step) {
                 return fail(lane_error(std::move(handled.error()), step));
         }
     }
-    spin_.record(fabric::Clock::now() - started, budget);
     return {};
 }
 

@@ -12,7 +12,6 @@
 #include "base/error.h"
 #include "fabric/memory_region.h"
 #include "fabric/own_queue_endpoint.h"
-#include "persist/adaptive_spin.h"
 #include "persist/credit_window.h"
 #include "protocol/lane_message.h"
 #include "protocol/preferences.h"
@@ -27,7 +26,7 @@ struct InitiatorConfig {
     std::size_t bounce_size = 256 * 1024;     // read buffer: larger reads go in pieces
     std::uint64_t max_write = 1ULL << 30;     // largest single RMA write (max_msg_size)
     std::chrono::milliseconds timeout{10000}; // one operation, start to finish
-    // How the lane's endpoint waits; its spin is the ceiling AdaptiveSpin adapts under.
+    // How the lane's endpoint waits; its spin is the ceiling its WaitController learns under.
     fabric::WaitPolicy wait{};
     // Set from another thread (the control channel's failure callback) to make waiting
     // operations give up with ECONNRESET at once.
@@ -95,8 +94,8 @@ private:
 
     // Reads completions until `done()` holds, the operation's deadline passes (ETIMEDOUT),
     // the replica is aborted (ECONNRESET) or a completion reports an error. Returns at once,
-    // without reading the clock, when `done()` already holds. Spins first for the budget
-    // AdaptiveSpin gives, and tells it how long the wait took.
+    // without reading the clock, when `done()` already holds. The endpoint's Waiter decides
+    // how long to spin.
     template <typename Done>
     Result<void> wait_until(Done&& done, const char* step);
     Result<void> on_completion(const fabric::Completion& completion);
@@ -123,8 +122,6 @@ private:
     Tag read_tag_{Tag::Kind::read, 0};
     unsigned next_send_slot_ = 0;
 
-    AdaptiveSpin spin_;
-    std::chrono::nanoseconds applied_spin_; // the spin the endpoint's policy has now
     CreditWindow credits_;
     std::size_t commits_in_flight_ = 0;
     bool reads_in_flight_ = false;

@@ -10,7 +10,6 @@
 #include <spdlog/logger.h>
 
 #include "base/library_logger.h"
-#include "fabric/deadline.h"
 
 namespace rpmem::persist {
 
@@ -20,7 +19,10 @@ using protocol::kLaneReplySize;
 namespace {
 
 spdlog::logger& logger() {
-    return library_logger("rpmem.persist");
+    // Looked up once: a logger is never removed, so each call is then only spdlog's atomic
+    // level check, with no lock and no map lookup.
+    static spdlog::logger& instance = library_logger("rpmem.persist");
+    return instance;
 }
 
 } // namespace
@@ -31,14 +33,13 @@ std::size_t TargetLane::buffer_size(std::size_t inline_size) noexcept {
 
 TargetLane::TargetLane(unsigned index, const TargetPool& pool, std::size_t inline_size,
                        std::size_t protected_prefix, const fabric::MemoryRegion& buffers,
-                       std::size_t buffer_offset, fabric::EventQueue& events, std::string name,
+                       std::size_t buffer_offset, std::string name,
                        protocol::DataPathCounterPage* counters)
     : index_(index)
     , handler_(pool, inline_size, protected_prefix)
     , slot_size_(protocol::lane_slot_size(inline_size))
     , buffers_(buffers)
     , buffer_offset_(buffer_offset)
-    , events_(events)
     , name_(std::move(name))
     , counters_(counters) {
     for (unsigned i = 0; i < kLaneCredits; ++i)
@@ -94,6 +95,8 @@ void TargetLane::on_failure(const fabric::CompletionError& failure) {
 void TargetLane::check_connection() {
     if (endpoint_ && endpoint_->state().failed())
         close(endpoint_->state().failure().message());
+    else if (endpoint_ && waiting_count_ > 0)
+        send_waiting_replies();
 }
 
 void TargetLane::on_receive(Slot& slot, std::size_t length) {
@@ -137,24 +140,44 @@ void TargetLane::send_reply(const protocol::LaneReply& reply) {
         return;
     }
     next_reply_ = (next_reply_ + 1) % kReplySlots;
-    const std::size_t offset = reply_offset(slot.index);
-    protocol::encode(reply, {buffers_.data() + offset, kLaneReplySize});
+    protocol::encode(reply, {buffers_.data() + reply_offset(slot.index), kLaneReplySize});
+    slot.busy = true; // in flight, or waiting for the connection
+    if (waiting_count_ == 0) {
+        const Sent sent = try_send(slot);
+        if (sent != Sent::not_connected_yet)
+            return;
+        waiting_since_ = std::chrono::steady_clock::now();
+    }
+    waiting_[(waiting_first_ + waiting_count_) % kReplySlots] = slot.index;
+    ++waiting_count_;
+}
 
-    std::optional<fabric::Deadline> deadline; // read the clock only when a retry is needed
-    for (;;) {
-        auto sent = endpoint_->send(buffers_, offset, kLaneReplySize, &slot);
-        if (sent) {
-            slot.busy = true;
+TargetLane::Sent TargetLane::try_send(Slot& slot) {
+    auto sent = endpoint_->send(buffers_, reply_offset(slot.index), kLaneReplySize, &slot);
+    if (sent)
+        return Sent::sent;
+    if (sent.error().errno_value() == ENOTCONN)
+        return Sent::not_connected_yet;
+    close(sent.error().message());
+    return Sent::failed;
+}
+
+void TargetLane::send_waiting_replies() {
+    while (waiting_count_ > 0 && endpoint_) {
+        switch (try_send(replies_[waiting_[waiting_first_]])) {
+        case Sent::sent:
+            waiting_first_ = (waiting_first_ + 1) % kReplySlots;
+            --waiting_count_;
+            break;
+        case Sent::not_connected_yet:
+            if (std::chrono::steady_clock::now() - waiting_since_ >= kConnectPatience)
+                close(fmt::format("the connection was not established within {} s of the "
+                                  "lane's first message",
+                                  kConnectPatience.count()));
+            return;
+        case Sent::failed:
             return;
         }
-        // A lane's first message can arrive before its FI_CONNECTED event was read.
-        if (!deadline)
-            deadline = fabric::deadline_after(std::chrono::seconds(1));
-        if (sent.error().errno_value() != ENOTCONN || fabric::Clock::now() >= *deadline) {
-            close(sent.error().message());
-            return;
-        }
-        (void)events_.pump(std::chrono::milliseconds(1));
     }
 }
 
@@ -171,6 +194,7 @@ void TargetLane::shutdown() noexcept {
     (void)endpoint_->shutdown();
     endpoint_.reset();
     retired_ = true;
+    waiting_count_ = 0;
     for (Slot& reply : replies_)
         reply.busy = false;
 }

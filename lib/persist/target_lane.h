@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -33,6 +34,7 @@ public:
     // Reply slots: twice the credits, so a reply's buffer is never reused while its send may
     // still be in flight (the initiator has at most kLaneCredits messages unacknowledged).
     static constexpr std::size_t kReplySlots = 2 * protocol::kLaneCredits;
+    static constexpr std::chrono::seconds kConnectPatience{1};
 
     // Bytes of the message buffers one lane uses, for `inline_size` bytes of inline data.
     static std::size_t buffer_size(std::size_t inline_size) noexcept;
@@ -42,7 +44,7 @@ public:
     // served is recorded in `counters` (may be null; must outlive the lane).
     TargetLane(unsigned index, const TargetPool& pool, std::size_t inline_size,
                std::size_t protected_prefix, const fabric::MemoryRegion& buffers,
-               std::size_t buffer_offset, fabric::EventQueue& events, std::string name,
+               std::size_t buffer_offset, std::string name,
                protocol::DataPathCounterPage* counters = nullptr);
     TargetLane(const TargetLane&) = delete;
     TargetLane& operator=(const TargetLane&) = delete;
@@ -62,7 +64,8 @@ public:
     void on_completion(const fabric::Completion& completion);
     // A failed completion of this lane: the connection is gone or broken.
     void on_failure(const fabric::CompletionError& failure);
-    // Closes the lane when its connection failed (seen on the event queue).
+    // Closes the lane when its connection failed (seen on the event queue); sends the replies
+    // that waited for the connection to be established.
     void check_connection();
     // Shuts the connection down and retires the lane; `why` goes to the log.
     void close(std::string_view why);
@@ -78,7 +81,11 @@ private:
     };
 
     void on_receive(Slot& slot, std::size_t length);
+    enum class Sent { sent, not_connected_yet, failed };
+
     void send_reply(const protocol::LaneReply& reply);
+    Sent try_send(Slot& slot);
+    void send_waiting_replies();
     std::size_t receive_offset(unsigned index) const noexcept;
     std::size_t reply_offset(unsigned index) const noexcept;
 
@@ -87,7 +94,6 @@ private:
     std::size_t slot_size_;
     const fabric::MemoryRegion& buffers_;
     std::size_t buffer_offset_;
-    fabric::EventQueue& events_;
     std::string name_;
     protocol::DataPathCounterPage* counters_;
 
@@ -95,6 +101,14 @@ private:
     std::array<Slot, protocol::kLaneCredits> receives_{};
     std::array<Slot, kReplySlots> replies_{};
     unsigned next_reply_ = 0;
+    // A lane's first message can arrive before its FI_CONNECTED event was read, and a reply
+    // cannot be sent before: such replies wait here, in order, for the event (read by the
+    // session's next look at its events), never spinning the responder thread, which other
+    // sessions share. Given up on after kConnectPatience.
+    std::array<unsigned, kReplySlots> waiting_{}; // reply slot indexes, a ring
+    std::size_t waiting_first_ = 0;
+    std::size_t waiting_count_ = 0;
+    std::chrono::steady_clock::time_point waiting_since_;
     bool retired_ = false; // was connected once and closed: never accepted again
 };
 

@@ -6,7 +6,10 @@
 namespace rpmem::poolset {
 
 spdlog::logger& logger() {
-    return library_logger("rpmem.poolset");
+    // Looked up once: a logger is never removed, so each call is then only spdlog's atomic
+    // level check, with no lock and no map lookup.
+    static spdlog::logger& instance = library_logger("rpmem.poolset");
+    return instance;
 }
 
 } // namespace rpmem::poolset

@@ -141,7 +141,7 @@ private:
             (*target)->info().data_path(method, mapping_->size(), request.token);
         client::Settings settings;
         // Never block (the client has a core of its own), unless the row measures librpmem's
-        // default: spin up to RPMEM_SPIN_US while that pays, else block (persist::AdaptiveSpin).
+        // default: fabric::WaitController below RPMEM_SPIN_US.
         if (!client_default_wait)
             settings.spin = std::chrono::hours(1);
         if (cpus_.size() >= 2)

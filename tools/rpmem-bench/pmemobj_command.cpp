@@ -13,6 +13,7 @@
 // one-replica median of this run (librpmem's fan-out makes N replicas cost about one), with the
 // CPU each transaction cost the program and the daemons.
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -52,6 +53,9 @@ struct PmemobjOptions {
     std::string pool_dir = "/dev/shm";
     unsigned replicas = 1;
     unsigned rounds = 1;
+    TransactionShape shape;
+    double gap_us = 0;
+    bool busy_poll = false; // both sides spin without end: the figure the defaults are held to
     fs::path rpmemd;
     fs::path librpmem;
     OutputOptions output;
@@ -136,12 +140,16 @@ public:
         , client_(process_cpu_seconds())
         , daemon_(daemons_cpu()) {}
 
-    std::string per(std::uint64_t operations) const {
-        const double client = process_cpu_seconds() - client_;
-        const double daemon = daemons_cpu() - daemon_;
+    struct Used {
+        double client_s = 0;
+        double daemon_s = 0;
+    };
+    Used used() const { return {process_cpu_seconds() - client_, daemons_cpu() - daemon_}; }
+
+    static std::string per(const Used& used, std::uint64_t operations) {
         const double n = static_cast<double>(std::max<std::uint64_t>(operations, 1));
-        return fmt::format("client {:.1f} us, daemons {:.1f} us (user + system)", client / n * 1e6,
-                           daemon / n * 1e6);
+        return fmt::format("client {:.1f} us, daemons {:.1f} us (user + system)",
+                           used.client_s / n * 1e6, used.daemon_s / n * 1e6);
     }
 
 private:
@@ -175,14 +183,15 @@ std::string pool_set_text(std::size_t size, const fs::path& part,
 
 // One measured row of the workload on `pool_set`, opened (created before) by the caller.
 Result<ResultRow> run_workload(const std::string& name, WorkloadPool& pool,
-                               const SampleLimits& limits) {
-    auto row = sample_latency(name, 64, limits,
-                              [&](std::size_t) { return pool.transaction(pool.committed()); });
+                               const PmemobjOptions& options) {
+    auto row = sample_latency(name, 64, options.limits, [&](std::size_t) {
+        return pool.transaction(pool.committed(), options.shape);
+    });
     if (!row)
         return row;
     if (!pool.last_slot_intact())
         return fail(EIO, name + ": the last transaction's slot does not hold its data");
-    row->wait = "librpmem default";
+    row->wait = options.busy_poll ? "busy-poll" : "librpmem default";
     return row;
 }
 
@@ -208,7 +217,7 @@ public:
             auto pool = WorkloadPool::create(local_set);
             if (!pool)
                 return fail(std::move(pool.error()));
-            auto row = run_workload("pmemobj-local", *pool, options_.limits);
+            auto row = run_workload("pmemobj-local", *pool, options_);
             if (!row)
                 return fail(std::move(row.error()));
             report.rows.push_back(std::move(*row));
@@ -216,8 +225,12 @@ public:
 
         // One rpmemd per replica, all with the first one's credentials.
         for (unsigned k = 0; k < options_.replicas; ++k) {
-            auto rpmemd = RpmemdProcess::start(options_.rpmemd, dir_ / fmt::format("rpmemd{}", k),
-                                               {}, k == 0 ? nullptr : &rpmemd_[0]->credentials());
+            std::vector<std::string> config;
+            if (options_.busy_poll)
+                config.push_back("responder-spin = 10ms"); // the most it takes
+            auto rpmemd =
+                RpmemdProcess::start(options_.rpmemd, dir_ / fmt::format("rpmemd{}", k), config,
+                                     k == 0 ? nullptr : &rpmemd_[0]->credentials());
             if (!rpmemd)
                 return fail(std::move(rpmemd.error()));
             rpmemd_.push_back(std::move(*rpmemd));
@@ -251,6 +264,8 @@ public:
         ::setenv("RPMEM_ENABLE_SOCKETS", options_.provider == "sockets" ? "1" : "0", 1);
         ::setenv("RPMEM_LOG_LEVEL", "info", 1);
         ::setenv("RPMEM_LOG_FILE", client_log.c_str(), 1);
+        if (options_.busy_poll)
+            ::setenv("RPMEM_SPIN_US", "3600000000", 1); // an hour or more: never blocks
 
         {
             auto created = WorkloadPool::create(replicated_set);
@@ -274,13 +289,15 @@ public:
                 return fail(std::move(pool.error()));
             const std::uint64_t before = pool->committed();
             const CpuMeter cpu(daemon_pids(1));
-            auto row = run_workload("pmemobj-replicated", *pool, options_.limits);
+            auto row = run_workload("pmemobj-replicated", *pool, options_);
             if (!row)
                 return fail(std::move(row.error()));
+            replicated_cpu_ = cpu.used();
             transactions = pool->committed() - before;
             report.context.emplace_back("cpu per transaction, pmemobj-replicated",
-                                        cpu.per(transactions));
+                                        CpuMeter::per(replicated_cpu_, transactions));
             report.rows.push_back(std::move(*row));
+            replicated_row_ = report.rows.size() - 1;
         }
         auto busy = last_session_usage(client_log);
         if (!busy)
@@ -294,6 +311,10 @@ public:
             fmt::format("{:.2f} ({} round trips over {} transactions, librpmem's count)",
                         persists_per_transaction_, busy->round_trips() - idle->round_trips(),
                         transactions));
+        const std::uint64_t persists = busy->round_trips() - idle->round_trips();
+        put_cpu_per_persist(report.rows[replicated_row_], replicated_cpu_, persists);
+        report.context.emplace_back("cpu per persist, pmemobj-replicated",
+                                    CpuMeter::per(replicated_cpu_, persists));
         if (options_.replicas > 1) {
             if (auto group = run_group(report); !group)
                 return group;
@@ -321,10 +342,10 @@ private:
         auto pool = WorkloadPool::open(pool_set);
         if (!pool)
             return fail(std::move(pool.error()));
-        auto row = run_workload(name, *pool, options_.limits);
+        auto row = run_workload(name, *pool, options_);
         if (!row)
             return fail(std::move(row.error()));
-        row->wait = fmt::format("librpmem default, round {}", round);
+        row->wait = fmt::format("{}, round {}", row->wait, round);
         const double p50 = row->latency.p50_us;
         report.rows.push_back(std::move(*row));
         return p50;
@@ -383,11 +404,18 @@ private:
                 return fail(std::move(pool.error()));
             const std::uint64_t before = pool->committed();
             const CpuMeter cpu(daemon_pids(options_.replicas));
-            auto row = run_workload(name, *pool, options_.limits);
+            auto row = run_workload(name, *pool, options_);
             if (!row)
                 return fail(std::move(row.error()));
             transactions = pool->committed() - before;
-            report.context.emplace_back("cpu per transaction, " + name, cpu.per(transactions));
+            const CpuMeter::Used used = cpu.used();
+            report.context.emplace_back("cpu per transaction, " + name,
+                                        CpuMeter::per(used, transactions));
+            // The same persists per transaction as one line (libpmemobj does not know of
+            // replicas): each is made on every replica.
+            put_cpu_per_persist(*row, used,
+                                static_cast<std::uint64_t>(persists_per_transaction_ *
+                                                           static_cast<double>(transactions)));
             report.rows.push_back(std::move(*row));
         } // closes the replicas: their usage lines
         // librpmem's fan-out: the persists a sibling's call had posted, over the workload.
@@ -399,7 +427,16 @@ private:
         return {};
     }
 
+    static void put_cpu_per_persist(ResultRow& row, const CpuMeter::Used& used,
+                                    std::uint64_t persists) {
+        const double n = static_cast<double>(std::max<std::uint64_t>(persists, 1));
+        row.client_cpu_us_per_persist = used.client_s / n * 1e6;
+        row.daemon_cpu_us_per_persist = used.daemon_s / n * 1e6;
+    }
+
     const PmemobjOptions& options_;
+    CpuMeter::Used replicated_cpu_;
+    std::size_t replicated_row_ = 0;
     std::optional<WorkDirectory> work_; // first: removed after everything in it closed
     fs::path dir_;
     std::vector<std::unique_ptr<RpmemdProcess>> rpmemd_;
@@ -440,6 +477,7 @@ void add_ratios(Report& report, double persists_per_transaction) {
 
 int run_pmemobj(const PmemobjOptions& given, std::ostream& out, std::ostream& err) {
     PmemobjOptions options = given;
+    options.shape.gap = std::chrono::nanoseconds(static_cast<std::int64_t>(options.gap_us * 1e3));
     if (options.rpmemd.empty())
         options.rpmemd = sibling_in_build_tree("rpmemd/rpmemd", "rpmemd");
     if (options.librpmem.empty())
@@ -458,6 +496,12 @@ int run_pmemobj(const PmemobjOptions& given, std::ostream& out, std::ostream& er
         {"provider", options.provider},
         {"cpus", std::to_string(cpus.size())},
         {"librpmem", loaded_from},
+        {"transaction",
+         fmt::format("{} object(s) snapshotted and rewritten, {} us of busy work before each "
+                     "snapshot and before the commit",
+                     options.shape.objects, options.gap_us)},
+        {"waiting", options.busy_poll ? "busy-poll (RPMEM_SPIN_US one hour, responder-spin 10ms)"
+                                      : "librpmem's and rpmemd's defaults"},
         {"PMEM_IS_PMEM_FORCE", std::getenv("PMEM_IS_PMEM_FORCE") != nullptr
                                    ? std::getenv("PMEM_IS_PMEM_FORCE")
                                    : "unset"},
@@ -523,6 +567,18 @@ void add_pmemobj_command(CLI::App& app, CommandOutput& output) {
                      "with --replicas, measure one line and N lines R times in turn and give the "
                      "ratio of each round and their median (default 1)")
         ->check(CLI::Range(1u, 100u));
+    command
+        ->add_option("--objects", options->shape.objects,
+                     "objects each transaction snapshots and rewrites (1 to 64; default 1)")
+        ->check(CLI::Range(1u, 64u));
+    command
+        ->add_option("--gap-us", options->gap_us,
+                     "busy work before each snapshot and before the commit, microseconds: the "
+                     "gaps a real program leaves between persists (default 0)")
+        ->check(CLI::Range(0.0, 100000.0));
+    command->add_flag("--busy-poll", options->busy_poll,
+                      "both sides spin (RPMEM_SPIN_US of an hour, rpmemd's "
+                      "responder-spin 10ms): what the defaults are held to");
     command->add_option("--rpmemd", options->rpmemd,
                         "the daemon (default: this build tree's, else rpmemd from PATH)");
     command->add_option("--librpmem", options->librpmem,

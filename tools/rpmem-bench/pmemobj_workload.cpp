@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "pmemobj_workload.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
@@ -20,6 +21,15 @@ constexpr std::size_t kSlots = 64;
 Error pmemobj_error(std::string_view step, const std::filesystem::path& where) {
     const int error = errno != 0 ? errno : EIO;
     return Error(error, fmt::format("{} {}: {}", step, where.string(), pmemobj_errormsg()));
+}
+
+// Busy work for `gap`: the CPU stays with this thread, as a program's computation would.
+void busy_for(std::chrono::nanoseconds gap) noexcept {
+    if (gap <= std::chrono::nanoseconds::zero())
+        return;
+    const auto end = std::chrono::steady_clock::now() + gap;
+    while (std::chrono::steady_clock::now() < end) {
+    }
 }
 
 void fill(std::byte* slot, std::uint64_t i) noexcept {
@@ -89,17 +99,25 @@ Result<WorkloadPool> WorkloadPool::open(const std::filesystem::path& pool_set) {
     return adopt(pool, pool_set);
 }
 
-Result<void> WorkloadPool::transaction(std::uint64_t i) {
-    std::byte* slot = root_->slots[i % kSlots];
+Result<void> WorkloadPool::transaction(std::uint64_t i, const TransactionShape& shape) {
+    const unsigned objects = std::max(1u, std::min<unsigned>(shape.objects, kSlots));
     // No jmp_buf: a failed step aborts the transaction and returns its errno instead.
     if (pmemobj_tx_begin(pool_, nullptr, TX_PARAM_NONE) != 0)
         return fail(errno, fmt::format("pmemobj_tx_begin: {}", pmemobj_errormsg()));
-    int failed = pmemobj_tx_add_range_direct(slot, kSlotSize);
+    int failed = 0;
+    // The last slot written is transaction i's first: last_slot_intact() checks it.
+    for (unsigned k = objects; k-- > 0 && failed == 0;) {
+        std::byte* slot = root_->slots[(i + k) % kSlots];
+        busy_for(shape.gap);
+        failed = pmemobj_tx_add_range_direct(slot, kSlotSize);
+        if (failed == 0)
+            fill(slot, i + k);
+    }
     if (failed == 0)
         failed = pmemobj_tx_add_range_direct(&root_->committed, sizeof root_->committed);
     if (failed == 0) {
-        fill(slot, i);
         root_->committed += 1;
+        busy_for(shape.gap);
         pmemobj_tx_commit();
     }
     const int ended = pmemobj_tx_end();

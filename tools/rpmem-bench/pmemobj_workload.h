@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 
@@ -10,10 +11,20 @@ struct pmemobjpool;
 
 namespace rpmem::bench {
 
-// A libpmemobj pool running the small-transaction workload: each transaction snapshots one
-// 64-byte slot of the root object and its commit counter, rewrites both and commits, the
-// shape of a typical small update. Unaware of rpmem: whether it replicates is up to the pool
-// set file, exactly as for any libpmemobj application. Closed when the object goes.
+// What a transaction does besides its persists. The default is the smallest real update: one
+// object and the counter, no work between. A real program computes, logs and allocates between
+// the persists of a transaction: `objects` slots each snapshotted (pmemobj_tx_add_range, one
+// undo-log persist each) and rewritten, with `gap` of busy work (the CPU computing, not asleep)
+// before each snapshot and before the commit.
+struct TransactionShape {
+    unsigned objects = 1;
+    std::chrono::nanoseconds gap{0};
+};
+
+// A libpmemobj pool running the small-transaction workload: each transaction snapshots
+// `shape.objects` 64-byte slots of the root object and its commit counter, rewrites them and
+// commits, the shape of a typical small update. Unaware of rpmem: whether it replicates is up to
+// the pool set file, exactly as for any libpmemobj application. Closed when the object goes.
 class WorkloadPool {
 public:
     static Result<WorkloadPool> create(const std::filesystem::path& pool_set);
@@ -24,7 +35,7 @@ public:
     ~WorkloadPool();
 
     // Transaction number `i`; the data written depends on `i`.
-    Result<void> transaction(std::uint64_t i);
+    Result<void> transaction(std::uint64_t i, const TransactionShape& shape = {});
     // Transactions committed in the pool's lifetime (across opens).
     std::uint64_t committed() const noexcept;
     // The last slot written holds what transaction(committed() - 1) wrote.

@@ -40,7 +40,7 @@ void Report::write_json(std::ostream& out) const {
     for (const auto& [key, value] : context)
         context_json[key] = value;
     tools::Json results = tools::Json::array();
-    for (const ResultRow& row : rows)
+    for (const ResultRow& row : rows) {
         results.push_back({
             {"operation", row.operation},
             {"size", row.size},
@@ -56,6 +56,11 @@ void Report::write_json(std::ostream& out) const {
             {"mb_per_s", rounded(row.mb_per_s, 1)},
             {"ops_per_s", rounded(row.ops_per_s, 0)},
         });
+        if (row.client_cpu_us_per_persist >= 0) {
+            results.back()["client_cpu_us_per_persist"] = rounded(row.client_cpu_us_per_persist, 2);
+            results.back()["daemon_cpu_us_per_persist"] = rounded(row.daemon_cpu_us_per_persist, 2);
+        }
+    }
     const tools::Json document = {
         {"benchmark", benchmark}, {"context", std::move(context_json)}, {"results", results}};
     out << document.dump(2, ' ', false, tools::Json::error_handler_t::replace) << "\n";
@@ -65,13 +70,17 @@ void Report::write_csv(std::ostream& out) const {
     fmt::print(out, "# benchmark: {}\n", benchmark);
     for (const auto& [key, value] : context)
         fmt::print(out, "# {}: {}\n", key, value);
-    fmt::print(out, "operation,size,lanes,wait,iterations,min_us,p50_us,p99_us,max_us,mean_us,"
-                    "seconds,mb_per_s,ops_per_s\n");
+    fmt::print(out,
+               "operation,size,lanes,wait,iterations,min_us,p50_us,p99_us,max_us,mean_us,"
+               "seconds,mb_per_s,ops_per_s,client_cpu_us_per_persist,daemon_cpu_us_per_persist\n");
+    const auto cpu = [](double us) { return us >= 0 ? fmt::format("{:.2f}", us) : std::string(); };
     for (const ResultRow& row : rows)
-        fmt::print(out, "{},{},{},{},{},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.3f},{:.1f},{:.0f}\n",
+        fmt::print(out,
+                   "{},{},{},{},{},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.3f},{:.1f},{:.0f},{},{}\n",
                    row.operation, row.size, row.lanes, row.wait, row.latency.count,
                    row.latency.min_us, row.latency.p50_us, row.latency.p99_us, row.latency.max_us,
-                   row.latency.mean_us, row.seconds, row.mb_per_s, row.ops_per_s);
+                   row.latency.mean_us, row.seconds, row.mb_per_s, row.ops_per_s,
+                   cpu(row.client_cpu_us_per_persist), cpu(row.daemon_cpu_us_per_persist));
 }
 
 int write_report(const Report& report, bool csv, const std::string& output,

@@ -24,6 +24,11 @@ struct ResultRow {
     double seconds = 0; // wall time of the measured part
     double mb_per_s = 0;
     double ops_per_s = 0;
+    // CPU per persist (user + system), where the row measured it (rpmem-bench pmemobj: the
+    // row's CPU over librpmem's count of its persists); negative: not measured. "client": this
+    // program; "daemon": every rpmemd of the row with its workers.
+    double client_cpu_us_per_persist = -1;
+    double daemon_cpu_us_per_persist = -1;
 
     // Fills latency, seconds and the rates from the samples (nanoseconds, sorted in place) of
     // `seconds` of wall time, each operation moving `bytes_per_operation`.
