@@ -500,8 +500,10 @@ int run_pmemobj(const PmemobjOptions& given, std::ostream& out, std::ostream& er
          fmt::format("{} object(s) snapshotted and rewritten, {} us of busy work before each "
                      "snapshot and before the commit",
                      options.shape.objects, options.gap_us)},
-        {"waiting", options.busy_poll ? "busy-poll (RPMEM_SPIN_US 1 s and responder-spin 10ms, both at their most)"
-                                      : "librpmem's and rpmemd's defaults"},
+        {"waiting",
+         options.busy_poll
+             ? "busy-poll (RPMEM_SPIN_US 1 s and responder-spin 10ms, both at their most)"
+             : "librpmem's and rpmemd's defaults"},
         {"PMEM_IS_PMEM_FORCE", std::getenv("PMEM_IS_PMEM_FORCE") != nullptr
                                    ? std::getenv("PMEM_IS_PMEM_FORCE")
                                    : "unset"},
