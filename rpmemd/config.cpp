@@ -150,6 +150,26 @@ Result<void> set_client_poolset_dir(std::string_view value, Config& config) {
     return {};
 }
 
+Result<void> set_shared_pool_set(std::string_view value, Config& config) {
+    auto items = split_list(value);
+    if (items.size() < 2)
+        return fail(EINVAL,
+                    fmt::format("expected 'POOL_SET IDENTITY [IDENTITY...]', got '{}'", value));
+    auto& identities = config.tenancy.shared[items[0]];
+    identities.insert(std::next(items.begin()), items.end());
+    return {};
+}
+
+Result<void> set_unowned_pool_sets(std::string_view value, Config& config) {
+    if (value == "refuse")
+        config.tenancy.adopt_unowned = false;
+    else if (value == "adopt")
+        config.tenancy.adopt_unowned = true;
+    else
+        return fail(EINVAL, fmt::format("expected 'refuse' or 'adopt', got '{}'", value));
+    return {};
+}
+
 Result<void> append_list(std::vector<std::string> Config::*field, std::string_view value,
                          Config& config) {
     auto items = split_list(value);
@@ -175,6 +195,8 @@ const std::map<std::string, ConfigSetter, std::less<>>& setters() {
     static const std::map<std::string, ConfigSetter, std::less<>> table = {
         {"poolset-dir", set_field(&Config::poolset_dir, parse_path)},
         {"client-poolset-dir", set_client_poolset_dir},
+        {"shared-pool-set", set_shared_pool_set},
+        {"unowned-pool-sets", set_unowned_pool_sets},
         {"persist-apm", set_method(&persist::MethodPolicy::allow_apm, parse_config_switch)},
         {"persist-general", set_method(&persist::MethodPolicy::allow_gpspm, parse_config_switch)},
         {"persist-commit", set_method(&persist::MethodPolicy::allow_commit, parse_config_switch)},
@@ -459,7 +481,9 @@ over mutual TLS (control) and libfabric (data). Runs in the foreground.
   -V, --version            the version
 
 Every config file key is also an option (--KEY VALUE or --KEY=VALUE) and wins over files:
-  poolset-dir, client-poolset-dir, persist-apm, persist-general, persist-commit,
+  poolset-dir, client-poolset-dir, shared-pool-set (SET IDENTITY...: identities that share a
+  pool set; by default each pool set is its creator's alone), unowned-pool-sets (refuse|adopt:
+  who gets a set with no owner recorded; default refuse, adopt once when upgrading), persist-apm, persist-general, persist-commit,
   persistence-domain (adr|eadr), nic-writes-bypass-cache, platform-type, use-syslog, log-file,
   log-level (err|warn|notice|info|debug), listen (HOST[:PORT], default port 7636), tls-ca,
   tls-cert, tls-key, allow-client, admin-client (identities whose `rpmemctl status` and

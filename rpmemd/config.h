@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "persist/method_choice.h"
 #include "persist/platform.h"
+#include "rpmemd/pool_tenancy.h"
 
 namespace rpmem::daemon {
 
@@ -31,6 +32,9 @@ struct Config {
     std::string poolset_dir = "$HOME";
     // Per-identity override of poolset_dir: client identity -> directory.
     std::map<std::string, std::string> client_poolset_dirs;
+    // Each pool set is the identity's that created it; these keys share sets and say what
+    // becomes of sets with no owner recorded (shared-pool-set, unowned-pool-sets).
+    PoolTenancy tenancy;
 
     persist::MethodPolicy methods;
     persist::Platform platform;
