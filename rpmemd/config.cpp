@@ -508,8 +508,8 @@ Admission limits (keys and options as above):
   max-pending-connections N   connections not yet through TLS and Hello (default 128); at the
                               limit a newcomer from an address holding fewer than the busiest
                               one replaces that one's oldest, others are closed at once
-  max-pending-per-source N    of those, from one IP address (default 16); more are closed at
-                              once, before TLS
+  max-pending-per-source N    of those, from one IP address (default 16); one more takes the
+                              place of that address's oldest
 rpmemd needs about 64 + max-pending-connections + 17 x max-sessions file descriptors; it raises
 its soft RLIMIT_NOFILE up to the hard limit as needed and warns when that is not enough
 (systemd: LimitNOFILE=).

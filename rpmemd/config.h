@@ -74,8 +74,8 @@ struct Config {
     // which effective_max_sessions_per_client() works out.
     unsigned max_sessions_per_client = 0;
     // Connections accepted but not yet through the TLS handshake and Hello: in total, and per
-    // source IP address (one over that is closed at once). Bounds what unauthenticated peers
-    // can hold: descriptors, TLS state, memory.
+    // source IP address (one over that replaces the source's oldest). Bounds what unauthenticated
+    // peers can hold: descriptors, TLS state, memory.
     unsigned max_pending_connections = 128;
     unsigned max_pending_per_source = 16;
     // Responder threads per data-path worker (PMDK's -t/--nthreads): each worker polls all its
