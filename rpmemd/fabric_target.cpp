@@ -158,7 +158,8 @@ private:
     // fabric objects so that its thread is gone before they close.
     std::unique_ptr<ResponderPool> own_responders_;
     ResponderPool* responders_ = nullptr;
-    LaneGate* gate_ = nullptr; // responders_'s: closes connections that never became lanes
+    LaneGate* gate_ = nullptr;  // responders_'s: closes connections that never became lanes
+    bool tcp_listener_ = false; // the listener is the tcp provider's (close_listener)
     bool attached_ = false;
 
     std::unique_ptr<fabric::Stack> stack_;
@@ -196,8 +197,13 @@ Result<std::unique_ptr<FabricTarget>> FabricTarget::start(const DataPlaneRequest
         responders = target->own_responders_.get();
     }
     target->responders_ = responders;
-    target->gate_ = &responders->lane_gate();
-    target->gate_->open_port(target->listener_->port(), target->name_, target->lane_count_);
+    // The tcp provider's listener needs the gate (lib/fabric/README.md, "Listeners"); the
+    // sockets provider hands its lanes other sockets on the same port than the ones their
+    // requests came on, which the gate could not tell from strays.
+    if (target->tcp_listener_) {
+        target->gate_ = &responders->lane_gate();
+        target->gate_->open_port(target->listener_->port(), target->name_, target->lane_count_);
+    }
     if (auto attached = responders->attach(*target); !attached)
         return fail(std::move(attached.error()));
     target->attached_ = true;
@@ -242,6 +248,7 @@ Result<void> FabricTarget::open(const DataPlaneRequest& request) {
     if (!listener)
         return fail(std::move(listener.error()).add_context("listening for lanes"));
     listener_.emplace(std::move(*listener));
+    tcp_listener_ = caps.provider == "tcp";
 
     for (unsigned lane = 0; lane < lane_count_; ++lane)
         lanes_.push_back(std::make_unique<persist::TargetLane>(
@@ -377,7 +384,7 @@ void FabricTarget::admit(fabric::ConnectionRequest& request) {
 // listening socket is shut down), every remaining one shut down, requests that arrived
 // rejected, and the provider's progress run until it closed them all, within kListenerDrain.
 void FabricTarget::close_listener() noexcept {
-    if (!listener_)
+    if (!listener_ || !tcp_listener_)
         return;
     const std::uint16_t port = listener_->port();
     if (gate_ != nullptr)
