@@ -487,6 +487,13 @@ Reply DaemonSession::resync_report(const protocol::ResyncReport& request) {
         reason = "the initiator gave up; it retries or leaves the replica behind";
         break;
     }
+    // The initiator reports a resync finished once the copy holds everything the replica
+    // lacked, and persists synchronously from then on: the copy is in sync, as one found
+    // consistent at the open (a loss of the session then leaves it promotable).
+    if (request.phase == protocol::ResyncPhase::finished)
+        in_sync_ = request.done_bytes == request.total_bytes;
+    else if (request.phase != protocol::ResyncPhase::progress)
+        in_sync_ = false;
     spdlog::info("{}: resync of '{}' {}: {} of {} bytes", log_name_, escape_for_log(pool_->name()),
                  protocol::name_of(request.phase), request.done_bytes, request.total_bytes);
     protocol::DaemonEvent event = event_of(kind);

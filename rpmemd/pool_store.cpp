@@ -330,6 +330,11 @@ Result<void> PoolStore::close(std::unique_ptr<OpenPool> pool, bool remove, Close
     if (remove) {
         if (auto removed = pool->state_file_.remove(); !removed)
             outcome = fail(annotate(std::move(removed.error()), Status::fatal, context));
+    } else if (verdict == CloseVerdict::untouched) {
+        // The record as the session found it, lost-in-sync and promotion undo included: a
+        // session that could not vouch for the copy changes nothing about what is known of it.
+        if (auto written = pool->state_file_.write(pool->found_); !written)
+            outcome = fail(annotate(std::move(written.error()), Status::fatal, context));
     } else if (after) {
         if (auto written = pool->state_file_.write({*after, pool->found_.generation}); !written)
             outcome = fail(annotate(std::move(written.error()), Status::fatal, context));

@@ -21,18 +21,13 @@
 #include "base/pool_attributes.h"
 #include "base/target.h"
 #include "client/control.h"
-#include "client/dirty_extents.h"
-#include "client/extent_locks.h"
-#include "client/progress_meter.h"
+#include "client/posted_ahead.h"
+#include "client/recovery.h"
+#include "client/replica_session.h"
 #include "client/settings.h"
 #include "client/sibling_group.h"
-#include "client/sync_quorum.h"
 #include "protocol/replica_state.h"
 #include "protocol/request.h"
-
-namespace rpmem::channel {
-class Client;
-}
 
 namespace rpmem::client {
 
@@ -44,32 +39,26 @@ enum class PersistMode {
     relaxed, // RPMEM_PERSIST_RELAXED: plain writes allowed
 };
 
-// Where a replica stands with its initiator.
-enum class SyncState {
-    in_sync,   // every persist reaches it before the call returns
-    degraded,  // lost (on-replica-failure = continue): persists are recorded, not sent
-    resyncing, // reconnected: persists are sent again while the missed extents are copied
-};
-
 // One remote replica of a local pool: the TLS control channel to rpmemd, the session it opened,
 // and the lanes (fabric endpoints) persists travel on. Made by create() or open(); close() ends
 // the session (the destructor closes too, logging instead of reporting). The lanes are declared
 // after the control channel, so they close first.
 //
-// Opening a replica that rpmemd does not call consistent (a session ended uncleanly, or its
-// initiator went on without it) brings it up to date from the local pool before open returns.
+// Opening a replica that rpmemd does not call consistent brings it up to date from the local
+// pool before open returns, but only when the local pool is proven to be its master
+// (client/recovery.h, client/master_proof.h); otherwise it is left as it is. An open whose local
+// pool is older than the replica is refused.
 //
 // Failures of the data path follow Settings::on_replica_failure. error and abort: the replica
 // is broken and every later data-path call fails with the same errno (sticky errors; abort is
 // the C ABI's business). continue: the call succeeds (the local pool is durable already), the
-// replica goes degraded and records what it misses in DirtyExtents; a background thread
-// reconnects with bounded backoff, copies the missed extents from the local pool while new
-// persists replicate again (ExtentLocks orders the two), and returns the replica to in_sync.
+// replica goes degraded and Recovery records what it misses, reconnects, resyncs and returns it
+// to in_sync.
 //
 // Thread contract: lanes are the caller's, as in PMDK. Operations on different lanes may run
 // concurrently; one lane must not be used by two threads at once. create/open/close/set_attr
 // must not race with each other or with data-path calls. Each lane has a mutex of its own,
-// uncontended unless the background thread swaps the connection or borrows lane 0 for a copy.
+// uncontended unless Recovery swaps the connection or borrows lanes for a copy.
 //
 // Fan-out (client/sibling_group.h): a persist on lane L also posts the same range, inline, on
 // lane L of each sibling that is in sync, when that lane is free (try_lock: a sibling's lane is
@@ -88,7 +77,7 @@ enum class SyncState {
 //  - a failed post changes nothing the sibling's own call relies on: that call persists anew.
 // A posted persist that no call of the sibling ever claims is an early, harmless copy of bytes
 // the local pool holds.
-class Replica : private SiblingGroup::FanOutMember {
+class Replica : private SiblingGroup::FanOutMember, private RecoveryAccess {
 public:
     // Creates the pool described by `pool_set` on `target` and connects `*lanes` lanes at most
     // (in: wanted, out: granted). Without attributes (nullptr or all zero) the remote pool has
@@ -100,9 +89,11 @@ public:
            std::span<std::byte> pool, unsigned& lanes, const PoolAttributes* attributes,
            std::shared_ptr<SiblingGroup> siblings = nullptr);
     // Opens the existing pool; `attributes` (when not null) receives the stored ones. A replica
-    // rpmemd does not call consistent is brought up to date first (its extents whose digests
-    // differ from the local pool's are copied), unless `bring_up_to_date` is false (an
-    // inspection, such as rpmemctl verify).
+    // rpmemd does not call consistent is brought up to date first from a proven master (its
+    // extents whose digests differ from the local pool's are copied). ESTALE when the local
+    // pool is older than the replica (client/master_proof.h). `bring_up_to_date` false: an
+    // inspection (rpmemctl verify, restore): nothing copied or refused; master_proof() tells
+    // what the local pool is, and close() leaves the replica's state unless mark_identical().
     static Result<std::unique_ptr<Replica>>
     open(const Settings& settings, const Target& target, std::string_view pool_set,
          std::span<std::byte> pool, unsigned& lanes, PoolAttributes* attributes,
@@ -116,21 +107,18 @@ public:
     const Settings& settings() const noexcept { return settings_; }
     FailurePolicy failure_policy() const noexcept { return settings_.on_replica_failure; }
     // "host:port pool set NAME", for messages naming this replica.
-    std::string describe() const;
-    SyncState sync_state() const noexcept { return sync_.load(std::memory_order_acquire); }
+    std::string describe() const override;
+    SyncState sync_state() const noexcept { return recovery_.state(); }
     // Extents the replica misses now (degraded or resyncing).
-    std::size_t dirty_extents() const noexcept { return dirty_.count(); }
+    std::size_t dirty_extents() const noexcept { return recovery_.dirty_extents(); }
     std::uint64_t generation() const noexcept { return generation_; }
-    // The last resync after a reconnect that brought the replica back in sync, for benchmarks:
-    // from the new session's install (resyncing) to in_sync, the bytes it copied, and how many
-    // such resyncs completed so far (0: none yet; the other fields are then empty).
-    struct ResyncRecord {
-        std::chrono::steady_clock::time_point began;
-        std::chrono::steady_clock::time_point ended;
-        std::uint64_t bytes = 0;
-        std::uint64_t completed = 0;
-    };
-    ResyncRecord last_resync() const;
+    // What open found of the local pool's claim to be this replica's master (create: proven).
+    const MasterProof& master_proof() const noexcept { return proof_; }
+    // The state rpmemd had recorded for the replica when this session opened it.
+    protocol::ReplicaState found_state() const noexcept { return found_state_; }
+    // The last resync after a reconnect that brought the replica back in sync, for benchmarks.
+    using ResyncRecord = Recovery::ResyncRecord;
+    ResyncRecord last_resync() const { return recovery_.last_resync(); }
 
     // The data path. Each call checks its lane and range here, once (the initiator's one
     // check: the lanes below trust them), then runs on the lane.
@@ -146,9 +134,14 @@ public:
     // The caller found the replica to differ from the local pool and left it so: close()
     // then leaves it outdated instead of consistent.
     void mark_behind() noexcept { behind_ = true; }
+    // The caller compared the replica with the local pool and found them identical (rpmemctl
+    // verify), or made them so (rpmemctl restore): close() then records the replica consistent.
+    void mark_identical() noexcept { vouched_ = true; }
     // Ends the session; afterwards only destruction is allowed. Reports the first error met but
     // always tears everything down. The target records the replica consistent only when it is
-    // in sync now.
+    // in sync now and this session may vouch for it (it created it, found it consistent, or
+    // brought it up to date from a proven master); a session that could not vouch leaves the
+    // state the replica was found in.
     Result<void> close();
 
     // The digests of [offset, offset + length) of the remote pool, one per extent of
@@ -161,50 +154,29 @@ public:
             const std::function<void(std::uint64_t bytes)>& on_progress = {});
 
 private:
-    // One session's channel and lanes; replaced whole when a degraded replica reconnects.
-    struct Connection {
-        std::atomic<bool> channel_failed{false}; // set by the channel, read by the lanes
-        std::unique_ptr<channel::Client> control;
-        std::unique_ptr<LaneSet> lanes; // after control: closes first
-        ~Connection();
-    };
-    // A persist a sibling posted ahead on a lane (fan-out): its range, the connection it went
-    // on, and the bytes it carried.
-    struct PostedAhead {
-        bool valid = false;
-        const Connection* on = nullptr;
-        std::size_t offset = 0;
-        std::vector<std::byte> bytes;
-    };
-    // A lane's mutex and the range it flushed since its last drain (under the mutex).
+    using Connection = ReplicaSession;
+    // A lane's mutex and what it guards: the range flushed since its last drain, the fan-out's
+    // claim, and what the lane carried (plain counters: written under the mutex).
     struct alignas(64) LaneGuard {
         std::mutex mutex;
         std::size_t pending_begin = 0;
         std::size_t pending_end = 0;
         PostedAhead ahead;
+        struct Usage {
+            std::uint64_t persists = 0;
+            std::uint64_t deep_persists = 0;
+            std::uint64_t flushes = 0;
+            std::uint64_t drains = 0;
+            std::uint64_t reads = 0;
+            std::uint64_t bytes = 0;
+            std::uint64_t posted_ahead = 0; // persists a sibling's call had posted (fan-out)
+        } usage;
 
         // Widens the pending range to cover [offset, +length).
-        void add_pending(std::size_t offset, std::size_t length) noexcept {
-            if (pending_begin == pending_end) {
-                pending_begin = offset;
-                pending_end = offset + length;
-            } else {
-                pending_begin = std::min(pending_begin, offset);
-                pending_end = std::max(pending_end, offset + length);
-            }
-        }
+        void add_pending(std::size_t offset, std::size_t length) noexcept;
+        // The pending range, emptied.
+        Range take_pending() noexcept;
     };
-    // What one lane carried. Written under its LaneGuard, so plain counters suffice.
-    struct alignas(64) LaneUsage {
-        std::uint64_t persists = 0;
-        std::uint64_t deep_persists = 0;
-        std::uint64_t flushes = 0;
-        std::uint64_t drains = 0;
-        std::uint64_t reads = 0;
-        std::uint64_t bytes = 0;
-        std::uint64_t posted_ahead = 0; // persists a sibling's call had posted (fan-out)
-    };
-    enum class Call { persist, deep_persist, flush, drain };
 
     Replica(const Settings& settings, const Target& target, std::string_view pool_set,
             std::span<std::byte> pool, std::shared_ptr<SiblingGroup> siblings);
@@ -215,38 +187,42 @@ private:
           std::shared_ptr<SiblingGroup> siblings);
     Result<void> establish(bool create, unsigned& lanes, const PoolAttributes* create_attributes,
                            PoolAttributes* open_attributes, bool bring_up_to_date);
-    // Consistency on open: marks the extents whose digests differ from the local pool's.
-    void mark_differing_extents(const std::string& why);
-    // A new session: the channel, create or open, the lanes. `expected_generation` (open only):
-    // what the target must be at; 0: any.
+    // A new session (client/replica_session.h) at `expected_generation` (open; 0: any), whose
+    // generation and header layout become the replica's.
     Result<std::unique_ptr<Connection>> connect(bool create, unsigned lanes,
                                                 const PoolAttributes* create_attributes,
-                                                PoolAttributes* open_attributes,
                                                 std::uint64_t expected_generation);
     Result<void> check_lane(const char* step, unsigned lane) const;
     Result<void> check_write(const char* step, std::size_t offset, std::size_t length,
                              unsigned lane) const;
     Result<void> check_broken() const;
-    // Runs one data-path call on its lane under the failure policy.
-    Result<void> on_lane(Call call, std::size_t offset, std::size_t length, unsigned lane,
-                         PersistMode mode);
-    // Whether a persist a sibling posted on this lane stands for this call's; spends it.
-    bool claim_posted_ahead(LaneGuard& guard, std::size_t offset, std::size_t length);
+    // Runs `send` on the lane under its mutex (and the stripes of [offset, +length), all of the
+    // pool for a drain, while resyncing); while degraded only records what the call misses.
+    // A failure meets the failure policy.
+    template <typename Send>
+    Result<void> on_lane(const char* step, unsigned lane, std::size_t offset, std::size_t length,
+                         Send&& send);
     // SiblingGroup::FanOutMember: a sibling's persist of the same range, posted on our lane.
     bool post_ahead(std::size_t offset, std::size_t length, unsigned lane) override;
     // Data-path errors break the replica for good (PMDK's sticky errors).
     Result<void> sticky(Result<void> result);
-    // continue: the replica missed [offset, +length) because of `why`.
-    void degrade(const char* step, std::size_t offset, std::size_t length, const Error& why);
-    // The background thread: reconnect, resync, back in sync; until close.
-    void recover();
-    void retire_connection();
-    // Copies the dirty extents from the local pool on lane 0 and returns the bytes sent;
-    // nothing when the replica failed again (it is degraded then) or close began.
-    std::optional<std::uint64_t> copy_dirty(const char* why);
-    // Tells the target how the copy goes (rpmemctl status shows it, events list it).
-    void report_resync(protocol::ResyncPhase phase, const ProgressMeter& progress);
     void log_usage() const;
+
+    // RecoveryAccess
+    std::span<const std::byte> local_pool() const override { return pool_; }
+    std::size_t data_start() const override { return data_start_; }
+    void retire_connection(const std::function<void(Range)>& missed) override;
+    Result<void> reconnect(std::uint64_t generation,
+                           const std::function<void()>& installed) override;
+    Result<void> copy(std::span<const Range> ranges) override;
+    Result<std::vector<std::uint64_t>>
+    remote_digests(std::size_t offset, std::size_t length, std::size_t extent_size,
+                   const std::function<void(std::uint64_t)>& on_progress) override {
+        return digests(offset, length, extent_size, on_progress);
+    }
+    // Lane 0, in any state but disconnected (consistency on open reads while resyncing).
+    Result<void> read_remote(std::span<std::byte> into, std::size_t offset) override;
+    void report(protocol::ResyncPhase phase, std::uint64_t done, std::uint64_t total) override;
 
     Settings settings_;
     Target target_;
@@ -254,35 +230,24 @@ private:
     std::string pool_set_;
     std::span<std::byte> pool_;
     std::size_t data_start_ = 0; // 4096 when the pool has headers (the target owns them)
-    bool created_ = false;
     bool closed_ = false;
-    bool behind_ = false; // mark_behind()
+    bool behind_ = false;  // mark_behind()
+    bool vouched_ = false; // this session may call the replica consistent (see close())
     unsigned lane_count_ = 0;
     std::uint64_t generation_ = 0;
     protocol::ReplicaState found_state_ = protocol::ReplicaState::consistent;
+    MasterProof proof_;
 
     std::atomic<bool> broken_{false};
     mutable std::mutex broken_mutex_;
     std::optional<Error> broken_error_;
 
-    std::atomic<SyncState> sync_{SyncState::in_sync};
     std::shared_ptr<SiblingGroup> siblings_;
-    SyncQuorum::Member quorum_member_; // counted out of sync from degraded to back in sync
     // In the fan-out from a successful create/open until close (or destruction).
     std::optional<SiblingGroup::Membership> fan_out_;
-    DirtyExtents dirty_;
-    ExtentLocks extent_locks_;
     std::unique_ptr<Connection> connection_; // null while degraded and disconnected
     std::unique_ptr<LaneGuard[]> guards_;    // lane_count_ of them
-    std::vector<LaneUsage> usage_;
-
-    std::mutex recovery_mutex_;
-    std::condition_variable recovery_wake_;
-    bool stopping_ = false; // under recovery_mutex_
-    std::thread recovery_;  // started by the first degrade
-
-    mutable std::mutex resync_record_mutex_;
-    ResyncRecord last_resync_; // under resync_record_mutex_
+    Recovery recovery_;                      // last: its thread stops before the rest goes
 };
 
 } // namespace rpmem::client

@@ -231,6 +231,13 @@ Result<Settings> load_settings(const Environment& environment) {
             return fail(EINVAL, fmt::format("environment variable {}: {}", variable,
                                             applied.error().message()));
     }
+    // PMDK's switches, applied as PMDK did: a provider they turn off is never used.
+    if (settings.provider == "sockets" && !settings.enable_sockets)
+        return fail(EINVAL, "RPMEM_PROVIDER=sockets: the sockets provider is off; set "
+                            "RPMEM_ENABLE_SOCKETS=1 (or enable-sockets = yes) to use it");
+    if (settings.provider == "verbs" && !settings.enable_verbs)
+        return fail(EINVAL, "RPMEM_PROVIDER=verbs: the verbs provider is off "
+                            "(RPMEM_ENABLE_VERBS=0)");
     return settings;
 }
 

@@ -29,7 +29,6 @@ public:
     SiblingGroup(unsigned min_in_sync, bool fan_out);
 
     const std::shared_ptr<SyncQuorum>& quorum() const noexcept { return quorum_; }
-    bool fans_out() const noexcept { return fan_out_; }
 
     // What a member offers its siblings.
     class FanOutMember {

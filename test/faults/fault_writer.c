@@ -23,6 +23,13 @@
  * the local pool is written to LOCAL_COPY, for a byte-for-byte comparison with the replica.
  * With FAULT_WRITER_PAUSE_US set, it sleeps that long between records (degraded scenarios).
  * Exit status: 0 when every call succeeded, 1 when one failed, 2 on bad usage.
+ *
+ *   fault-writer --readback TARGET SET POOL_SIZE OUT
+ *
+ * After a fault: reopens SET with an empty (zeroed) local pool, as a raw librpmem program
+ * recovering its data does, reads the replica's data back with rpmem_read and writes the pool
+ * (its first 4096 bytes zero) to OUT. The reopen must leave the replica as it is (proven
+ * direction): a zeroed buffer proves nothing about being its master.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -85,7 +92,46 @@ static int write_file(const char* path, const void* data, size_t size) {
     return close(fd);
 }
 
+/* --readback: see the top of this file. */
+static int read_back(const char* target, const char* set, size_t pool_size, const char* out) {
+    char* pool = aligned_alloc(4096, pool_size);
+    if (pool == NULL)
+        return 2;
+    memset(pool, 0, pool_size);
+    RPMEMpool* rpp = NULL;
+    /* The target frees the faulted session's pool once it noticed the session is gone. */
+    for (int attempt = 0; attempt < 400 && rpp == NULL; ++attempt) {
+        unsigned lanes = 1;
+        rpp = rpmem_open(target, set, pool, pool_size, &lanes, NULL);
+        if (rpp == NULL && errno != EBUSY)
+            break;
+        if (rpp == NULL)
+            usleep(50 * 1000);
+    }
+    if (rpp == NULL) {
+        fprintf(stderr, "fault-writer --readback: rpmem_open: %s\n", rpmem_errormsg());
+        return 1;
+    }
+    if (rpmem_read(rpp, pool + 4096, 4096, pool_size - 4096, 0) != 0) {
+        fprintf(stderr, "fault-writer --readback: rpmem_read: %s\n", rpmem_errormsg());
+        return 1;
+    }
+    if (rpmem_close(rpp) != 0) {
+        fprintf(stderr, "fault-writer --readback: rpmem_close: %s\n", rpmem_errormsg());
+        return 1;
+    }
+    int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0 || write(fd, pool, pool_size) != (ssize_t)pool_size || close(fd) != 0) {
+        perror(out);
+        return 1;
+    }
+    free(pool);
+    return 0;
+}
+
 int main(int argc, char* argv[]) {
+    if (argc == 6 && strcmp(argv[1], "--readback") == 0)
+        return read_back(argv[2], argv[3], strtoull(argv[4], NULL, 0), argv[5]);
     if (argc != 8 && argc != 9) {
         fprintf(stderr,
                 "usage: %s TARGET[,TARGET...] SET POOL_SIZE SLOTS COUNT STAMP LOG [LOCAL_COPY]\n",

@@ -342,6 +342,35 @@ std::string check_replica(const WrittenReplica& replica, const RecordLayout& lay
     return report;
 }
 
+// Proven direction (issue 24): after the fault the writer's program comes back as a raw
+// librpmem program does, with an empty buffer, and reads its data back. The reopen must leave
+// every byte of the replica as it was, and the read must return them.
+void check_reopen_leaves_replica(RpmemdInstance& rpmemd, const NetnsPair& net, const TempDir& root,
+                                 const fs::path& target_part) {
+    const std::string before = read_file(target_part);
+    rpmemd.restart();
+    const fs::path read_back = root / "client" / "read-back.pool";
+    EnvironmentChanges environment = rpmemd.client_environment();
+    environment["RPMEM_TIMEOUT"] = std::to_string(kTimeout.count());
+    environment["RPMEM_LOG_LEVEL"] = "warn";
+    auto reopened =
+        run(client_command(net, root / "client",
+                           {required_environment("FAULT_WRITER"), "--readback", rpmemd.target(),
+                            "faults.set", std::to_string(kWriterPoolSize), read_back.string()}),
+            environment, std::chrono::seconds(60));
+    INFO("reopen with an empty buffer: " << reopened.output());
+    REQUIRE(reopened.status == 0);
+    CHECK_THAT(reopened.output(), Catch::Contains("not repaired from the local pool"));
+    (void)rpmemd.stop();
+    const std::string after = read_file(target_part);
+    const std::string read = read_file(read_back);
+    REQUIRE(after.size() >= kWriterPoolSize);
+    REQUIRE(read.size() == kWriterPoolSize);
+    CHECK(after.substr(4096, kWriterPoolSize - 4096) ==
+          before.substr(4096, kWriterPoolSize - 4096));
+    CHECK(read.substr(4096) == after.substr(4096, kWriterPoolSize - 4096));
+}
+
 void run_c_workload(const Scenario& scenario, const TempDir& root, const NetnsPair& net) {
     RpmemdInstance rpmemd(root, rpmemd_options(net, scenario));
     const fs::path target_part = root / "target" / "faults.part0";
@@ -434,6 +463,8 @@ void run_c_workload(const Scenario& scenario, const TempDir& root, const NetnsPa
         return;
     }
     CHECK(problems.empty());
+    if (scenario.inject && !scenario.degraded && !scenario.two_replicas)
+        check_reopen_leaves_replica(rpmemd, net, root, target_part);
     if (!scenario.inject || scenario.degraded) {
         CHECK(status == 0);
         CHECK(written.closed);

@@ -5,7 +5,8 @@ would ship: librpmem.so.1 with its SONAME (and no libfabric at load time), the h
 pkg-config file, the programs, the systemd unit, the example config and the man pages, each
 rendering with `man -l` without a warning.
 
-usage: check-install.py BUILD_DIR PREFIX LIBDIR BINDIR SBINDIR INCLUDEDIR DATADIR MANDIR [PAGE...]
+usage: check-install.py BUILD_DIR PREFIX LIBDIR BINDIR SBINDIR INCLUDEDIR DATADIR MANDIR UNITDIR
+       [PAGE...]
 """
 import os
 import subprocess
@@ -26,8 +27,8 @@ def run(argv, **kwargs):
 
 
 def main():
-    build, prefix, libdir, bindir, sbindir, includedir, datadir, mandir = sys.argv[1:9]
-    pages = sys.argv[9:]
+    build, prefix, libdir, bindir, sbindir, includedir, datadir, mandir, unitdir = sys.argv[1:10]
+    pages = sys.argv[10:]
     with tempfile.TemporaryDirectory(prefix="rpmem-install-") as destdir:
         installed = run(["meson", "install", "-C", build, "--no-rebuild", "--quiet",
                          "--destdir", destdir])
@@ -37,7 +38,9 @@ def main():
         root = destdir + prefix
 
         def under(directory, name):
-            return os.path.join(directory if os.path.isabs(directory) else
+            # An absolute directory (say -Dsystemd_system_unit_dir=/lib/systemd/system) is
+            # installed beneath DESTDIR itself, not beneath DESTDIR/PREFIX.
+            return os.path.join(destdir + directory if os.path.isabs(directory) else
                                 os.path.join(root, directory), name)
 
         library = under(libdir, "librpmem.so.1")
@@ -63,8 +66,7 @@ def main():
             path = under(directory, program)
             check(os.path.isfile(path) and os.access(path, os.X_OK),
                   f"missing the program {path}")
-        check(os.path.isfile(os.path.join(root, "lib/systemd/system/rpmemd.service")),
-              "missing the systemd unit")
+        check(os.path.isfile(under(unitdir, "rpmemd.service")), "missing the systemd unit")
         check(os.path.isfile(under(datadir, "doc/rpmem/rpmemd.conf.example")),
               "missing rpmemd.conf.example")
 

@@ -248,6 +248,7 @@ public:
         ::setenv("RPMEM_TLS_CERT", tls.client_certificate.c_str(), 1);
         ::setenv("RPMEM_TLS_KEY", tls.client_key.c_str(), 1);
         ::setenv("RPMEM_PROVIDER", options_.provider.c_str(), 1);
+        ::setenv("RPMEM_ENABLE_SOCKETS", options_.provider == "sockets" ? "1" : "0", 1);
         ::setenv("RPMEM_LOG_LEVEL", "info", 1);
         ::setenv("RPMEM_LOG_FILE", client_log.c_str(), 1);
 

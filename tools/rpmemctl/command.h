@@ -20,6 +20,7 @@ void add_info_command(CLI::App& app, CommandOutput& output);    // info_command.
 void add_remove_command(CLI::App& app, CommandOutput& output);  // remove_command.cpp
 void add_poolset_command(CLI::App& app, CommandOutput& output); // poolset_command.cpp
 void add_verify_command(CLI::App& app, CommandOutput& output);  // verify_command.cpp
+void add_restore_command(CLI::App& app, CommandOutput& output); // restore_command.cpp
 // role, promote, demote, rejoin (failover_commands.cpp).
 void add_failover_commands(CLI::App& app, CommandOutput& output);
 

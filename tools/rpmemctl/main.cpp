@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
     add_remove_command(app, output);
     add_poolset_command(app, output);
     add_verify_command(app, output);
+    add_restore_command(app, output);
     add_failover_commands(app, output);
     return run_command_line(app, argc, argv, output);
 }

@@ -6,7 +6,11 @@
 //
 // What is compared is what replication writes: like libpmemobj, which hands librpmem its master
 // replica from the pool's first byte with the pool set's size, offsets are the same on both
-// sides, and the first 4096 bytes (each side's own pool header) are left out.
+// sides, and the first 4096 bytes (each side's own pool header) are left out. Of a libpmemobj
+// pool, the bytes libpmemobj keeps only in its mapping and never hands to librpmem are left
+// out too (client/pmemobj_local_fields.h, the rule consistency on open uses): an extent whose
+// digests differ and that holds such fields is compared again byte by byte without them.
+#include <algorithm>
 #include <cerrno>
 #include <future>
 #include <memory>
@@ -15,9 +19,12 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include "client/extent_digest.h"
+#include "client/master_proof.h"
+#include "client/pmemobj_local_fields.h"
 #include "client/replica.h"
 #include "client/settings.h"
 #include "command.h"
@@ -49,8 +56,11 @@ struct VerifyOptions {
 struct ReplicaOutcome {
     const poolset::ReplicaSpec* spec = nullptr;
     std::vector<client::Range> differences; // found by the first comparison
-    bool repaired = false;                  // --repair rewrote the differences
-    std::vector<client::Range> remaining;   // differences after the repair
+    // libpmemobj's local-only fields that differ, left out (of the first comparison).
+    std::vector<client::PmemobjLocalFields::Field> local_only;
+    std::uint64_t local_only_bytes = 0;
+    bool repaired = false;                // --repair rewrote the differences
+    std::vector<client::Range> remaining; // differences after the repair
     std::optional<Error> error;
 };
 
@@ -59,6 +69,7 @@ struct ReplicaOutcome {
 struct LocalPool {
     poolset::PoolMapping mapping;
     client::Range replicated;
+    client::PmemobjLocalFields local_fields;
 
     std::span<std::byte> bytes() const {
         return {reinterpret_cast<std::byte*>(mapping.data()), mapping.size()};
@@ -81,7 +92,11 @@ Result<LocalPool> map_local_pool(const poolset::PoolSet& set) {
         return fail(EINVAL, fmt::format("{}: the pool of {} bytes has nothing beyond its header",
                                         set.origin, size));
     mapping->will_read(kReplicatedFrom, size - kReplicatedFrom);
-    return LocalPool{std::move(*mapping), {kReplicatedFrom, size - kReplicatedFrom}};
+    const std::span<const std::byte> bytes{reinterpret_cast<const std::byte*>(mapping->data()),
+                                           size};
+    auto fields = client::PmemobjLocalFields::of(bytes);
+    return LocalPool{
+        std::move(*mapping), {kReplicatedFrom, size - kReplicatedFrom}, std::move(fields)};
 }
 
 std::string replica_name(const poolset::ReplicaSpec& spec) {
@@ -104,7 +119,7 @@ using LocalDigests = std::shared_future<Result<std::vector<std::uint64_t>>>;
 ReplicaOutcome check_replica(const poolset::ReplicaSpec& spec, const client::Settings& settings,
                              const LocalPool& local, const LocalDigests& local_digests,
                              const VerifyOptions& options, const ProgressDisplay& display) {
-    ReplicaOutcome outcome{&spec, {}, false, {}, std::nullopt};
+    ReplicaOutcome outcome{&spec, {}, {}, 0, false, {}, std::nullopt};
     const client::Range range = local.replicated;
     const std::span<std::byte> pool = local.bytes().first(range.offset + range.length);
     unsigned lanes = 1;
@@ -115,7 +130,14 @@ ReplicaOutcome check_replica(const poolset::ReplicaSpec& spec, const client::Set
         outcome.error = std::move(replica.error());
         return outcome;
     }
-    auto compare = [&]() -> Result<std::vector<client::Range>> {
+    client::ReplicaBytes replica_bytes{
+        [&](std::span<std::byte> into, std::size_t offset) {
+            return (*replica)->read(into, offset, 0);
+        },
+        [&](std::size_t offset, std::size_t length, std::size_t extent_size) {
+            return (*replica)->digests(offset, length, extent_size);
+        }};
+    auto compare = [&]() -> Result<client::ConfirmedDifferences> {
         client::ProgressMeter progress("replica " + replica_name(spec) + ": comparing digests",
                                        range.length, display.interval, display.show);
         auto remote = (*replica)->digests(range.offset, range.length, options.extent_size,
@@ -126,15 +148,28 @@ ReplicaOutcome check_replica(const poolset::ReplicaSpec& spec, const client::Set
         const auto& mine = local_digests.get();
         if (!mine)
             return fail(mine.error());
-        return client::differing_ranges(*mine, *remote, range, options.extent_size);
+        const auto mismatches =
+            client::differing_ranges(*mine, *remote, range, options.extent_size);
+        return client::confirm_differences(pool, local.local_fields, mismatches,
+                                           options.extent_size, replica_bytes);
     };
     auto found = compare();
     if (found) {
-        outcome.differences = std::move(*found);
+        outcome.differences = std::move(found->ranges);
+        outcome.local_only = std::move(found->local_only);
+        outcome.local_only_bytes = found->local_only_bytes;
         outcome.remaining = outcome.differences;
     } else {
         outcome.error = std::move(found.error());
     }
+    // Proven direction (DESIGN.md, invariant 7): a repair copies the local pool over the
+    // replica, so only a local pool proven to be the replica's master may do it.
+    const client::MasterProof& proof = (*replica)->master_proof();
+    if (!outcome.error && options.repair && !outcome.differences.empty() && !proof.proven())
+        outcome.error = Error(EPERM, fmt::format("not repairing replica {}: {}; the replica may "
+                                                 "be the last good copy (if the local pool was "
+                                                 "lost: rpmemctl restore {})",
+                                                 replica_name(spec), proof.reason, options.set));
     if (!outcome.error && options.repair && !outcome.differences.empty()) {
         client::ProgressMeter progress("replica " + replica_name(spec) + ": repairing",
                                        total_length(outcome.differences), display.interval,
@@ -153,13 +188,16 @@ ReplicaOutcome check_replica(const poolset::ReplicaSpec& spec, const client::Set
             outcome.repaired = true;
             auto again = compare();
             if (again)
-                outcome.remaining = std::move(*again);
+                outcome.remaining = std::move(again->ranges);
             else
                 outcome.error = std::move(again.error());
         }
     }
-    // Proven equal (or repaired to equal): rpmemd may call it consistent; else it is behind.
-    if (outcome.error || !outcome.remaining.empty())
+    // Proven equal (or repaired to equal): rpmemd may call it consistent; else it is behind,
+    // when this local pool is its master (an unproven one leaves its state as it was).
+    if (!outcome.error && outcome.remaining.empty())
+        (*replica)->mark_identical();
+    else
         (*replica)->mark_behind();
     if (auto closed = (*replica)->close(); !closed && !outcome.error)
         outcome.error = std::move(closed.error());
@@ -169,6 +207,22 @@ ReplicaOutcome check_replica(const poolset::ReplicaSpec& spec, const client::Set
 void print_ranges(const std::vector<client::Range>& ranges, std::ostream& out) {
     for (const client::Range& range : ranges)
         out << "  differs: offset " << range.offset << ", length " << range.length << "\n";
+}
+
+// "N bytes in M fields libpmemobj ... (kinds)", or empty when none differ.
+std::string local_only_summary(const ReplicaOutcome& outcome) {
+    if (outcome.local_only.empty())
+        return {};
+    std::vector<std::string_view> kinds;
+    for (const auto& field : outcome.local_only) {
+        auto kind = client::PmemobjLocalFields::describe(field.kind);
+        if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+            kinds.push_back(kind);
+    }
+    return fmt::format("{} bytes that libpmemobj keeps only in its local mapping and never "
+                       "replicates ({} {}: {})",
+                       outcome.local_only_bytes, outcome.local_only.size(),
+                       outcome.local_only.size() == 1 ? "field" : "fields", fmt::join(kinds, ", "));
 }
 
 void print_text(const VerifyOptions& options, const client::Range& range,
@@ -181,14 +235,19 @@ void print_text(const VerifyOptions& options, const client::Range& range,
             out << "error: " << outcome.error->message() << "\n";
             continue;
         }
+        const std::string local_only = local_only_summary(outcome);
         if (outcome.differences.empty()) {
             out << "identical\n";
+            if (!local_only.empty())
+                out << "  not compared: " << local_only << "\n";
             continue;
         }
         out << outcome.differences.size()
             << (outcome.differences.size() == 1 ? " range differs" : " ranges differ") << " ("
             << total_length(outcome.differences) << " bytes)\n";
         print_ranges(outcome.differences, out);
+        if (!local_only.empty())
+            out << "  not compared: " << local_only << "\n";
         if (!outcome.repaired)
             continue;
         out << "replica " << replica_name(*outcome.spec) << ": rewrote "
@@ -223,6 +282,15 @@ Json verify_json(const VerifyOptions& options, const client::Range& range,
             replica["error"] = outcome.error->message();
         replica["identical"] = !outcome.error && outcome.differences.empty();
         replica["differences"] = ranges_json(outcome.differences);
+        // Left out by design, never a difference: libpmemobj does not replicate them.
+        Json local_only = Json::array();
+        for (const auto& field : outcome.local_only)
+            local_only.push_back(
+                {{"offset", field.range.offset},
+                 {"length", field.range.length},
+                 {"field", std::string(client::PmemobjLocalFields::describe(field.kind))}});
+        replica["local_only"] = std::move(local_only);
+        replica["local_only_bytes"] = outcome.local_only_bytes;
         if (options.repair) {
             replica["repaired"] = outcome.repaired;
             replica["remaining"] = ranges_json(outcome.remaining);
@@ -305,7 +373,10 @@ void add_verify_command(CLI::App& app, CommandOutput& output) {
         "Compare the local pool of the pool set file SET with each remote replica its REPLICA\n"
         "lines name, by digests (XXH3-64) of extents of the replicated range (the pool without\n"
         "its first 4096 bytes, the header each side keeps for itself), and list the ranges that\n"
-        "differ. Run it on the initiator while no application has the pool open.",
+        "differ. The bytes libpmemobj keeps only in its local mapping and never replicates\n"
+        "(the pool descriptor's run-time part, chunk footers, free-block tree entries, undo\n"
+        "log extensions' generation numbers) are left out and counted apart. Run it on the\n"
+        "initiator while no application has the pool open.",
         "Exit status: 0 every replica identical (after --repair: repaired), 1\n"
         "differences remain, 2 error (usage, pool set, local pool or a replica\n"
         "unreachable).",

@@ -105,4 +105,17 @@ OneRemoteReplica::OneRemoteReplica(const std::string& name)
     set = initiator_set(root, {rpmemd.target() + " remote.set"});
 }
 
+std::uint64_t read_commits(int output, std::uint64_t until,
+                           std::chrono::steady_clock::time_point deadline) {
+    std::uint64_t committed = 0;
+    while (committed < until) {
+        auto line = read_line(output, deadline);
+        if (!line)
+            break;
+        if (line->rfind("committed ", 0) == 0)
+            committed = std::stoull(line->substr(10));
+    }
+    return committed;
+}
+
 } // namespace rpmem::test

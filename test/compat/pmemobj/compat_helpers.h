@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -23,6 +25,11 @@ RunResult obj_tx(const std::vector<std::string>& args, const EnvironmentChanges&
 RunResult pmempool(const std::vector<std::string>& args, const EnvironmentChanges& environment);
 // The rpmemctl this build made (RPMEMCTL, set for the tests that need it).
 RunResult rpmemctl(std::vector<std::string> args, const EnvironmentChanges& environment);
+
+// Reads a pmemobj-tx writer's "committed N" lines from `output` until `until` commits or the
+// deadline; returns the last N.
+std::uint64_t read_commits(int output, std::uint64_t until,
+                           std::chrono::steady_clock::time_point deadline);
 
 std::filesystem::path write_file(const std::filesystem::path& path, const std::string& text);
 std::string read_file(const std::filesystem::path& path);

@@ -20,21 +20,6 @@ using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
 namespace {
-
-// Reads "committed N" lines until `until` commits or the deadline; returns the last N.
-std::uint64_t read_commits(int output, std::uint64_t until,
-                           std::chrono::steady_clock::time_point deadline) {
-    std::uint64_t committed = 0;
-    while (committed < until) {
-        auto line = read_line(output, deadline);
-        if (!line)
-            break;
-        if (line->rfind("committed ", 0) == 0)
-            committed = std::stoull(line->substr(10));
-    }
-    return committed;
-}
-
 // The target's copy alone: pmempool check finds the pair (the copy as master, the initiator's
 // header over the copy's data as replica) consistent, and libpmemobj sees `expected`
 // transactions in it.

@@ -28,6 +28,7 @@ TEST_CASE("an unmodified libpmemobj application replicates through a REPLICA lin
     OneRemoteReplica setup("rpmem-compat-obj");
     auto& [root, rpmemd, target_part, set, environment] = setup;
     environment["RPMEM_PROVIDER"] = provider;
+    environment["RPMEM_ENABLE_SOCKETS"] = "1"; // PMDK's switch: sockets only when it is set
 
     auto created = obj_tx({"create", set.string(), std::to_string(kTransactions)}, environment);
     INFO(created.output());

@@ -168,3 +168,18 @@ TEST_CASE("fan-out: on by default, off with RPMEM_FAN_OUT=0") {
     REQUIRE_FALSE(refused);
     CHECK_THAT(refused.error().message(), Catch::Contains("RPMEM_FAN_OUT"));
 }
+
+TEST_CASE("PMDK's provider switches: sockets only when RPMEM_ENABLE_SOCKETS is set") {
+    auto off = load_settings(environment_of({{"RPMEM_PROVIDER", "sockets"}}));
+    REQUIRE_FALSE(off);
+    CHECK(off.error().errno_value() == EINVAL);
+    CHECK_THAT(off.error().message(), Catch::Contains("RPMEM_ENABLE_SOCKETS=1"));
+    auto on = load_settings(
+        environment_of({{"RPMEM_PROVIDER", "sockets"}, {"RPMEM_ENABLE_SOCKETS", "1"}}));
+    REQUIRE(on);
+    CHECK(on->provider == "sockets");
+    auto no_verbs =
+        load_settings(environment_of({{"RPMEM_PROVIDER", "verbs"}, {"RPMEM_ENABLE_VERBS", "0"}}));
+    REQUIRE_FALSE(no_verbs);
+    CHECK_THAT(no_verbs.error().message(), Catch::Contains("RPMEM_ENABLE_VERBS=0"));
+}

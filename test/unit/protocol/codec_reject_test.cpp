@@ -95,8 +95,9 @@ TEST_CASE("every truncation of a frame is refused") {
 
 TEST_CASE("a body shorter than its fields is refused even when the header agrees") {
     Bytes frame = frame_of(sample_create());
-    // Cut the attributes short and make the header announce exactly what is left.
-    frame.resize(frame.size() - 10);
+    // Cut the attributes short and make the header announce exactly what is left. (erase, not
+    // resize: GCC 12 at -O1 takes resize's fill of a size - 10 for an overflow.)
+    frame.erase(frame.end() - 10, frame.end());
     put32(frame, 12, static_cast<std::uint32_t>(frame.size() - protocol::kFrameHeaderSize));
     check_request_refused(frame, Status::bad_message, "attributes.user_flags: truncated");
 }

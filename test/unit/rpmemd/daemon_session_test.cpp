@@ -536,6 +536,53 @@ TEST_CASE("sessions record their events: opened, state changes, closed, lost, re
           Status::invalid_request);
 }
 
+TEST_CASE("a session whose resync finished is in sync from then on: its loss leaves the copy "
+          "promotable") {
+    Fixture f;
+    auto loss_reason = [&] { return f.events.after(0, 64).events.back().reason; };
+    auto resync = [](DaemonSession& s, protocol::ResyncPhase phase, std::uint64_t done) {
+        CHECK(as<protocol::ResyncReportReply>(s.handle(protocol::ResyncReport{phase, done, 8192}))
+                  .status == Status::ok);
+    };
+    {
+        // Created, so in sync, until a resync starts: the copy is behind then.
+        auto alice = f.session("alice");
+        REQUIRE(as<protocol::CreateReply>(alice->handle(create_request())).status == Status::ok);
+        resync(*alice, protocol::ResyncPhase::started, 0);
+        alice->on_close(Error(ETIMEDOUT, "no heartbeat"));
+    }
+    CHECK(loss_reason() == "the session ended uncleanly");
+    {
+        // Found inconsistent; a resync that ends short of its total does not make it in sync.
+        auto bob = f.session("bob");
+        REQUIRE(as<protocol::OpenReply>(bob->handle(open_request())).status == Status::ok);
+        resync(*bob, protocol::ResyncPhase::started, 0);
+        resync(*bob, protocol::ResyncPhase::finished, 4096);
+        bob->on_close(Error(ETIMEDOUT, "no heartbeat"));
+    }
+    CHECK(loss_reason() == "the session ended uncleanly");
+    {
+        // The initiator copied all it lacked (as libpmemobj's open of an outdated replica does):
+        // persists are synchronous from then on, as after opening a consistent replica.
+        auto carol = f.session("carol");
+        REQUIRE(as<protocol::OpenReply>(carol->handle(open_request())).status == Status::ok);
+        resync(*carol, protocol::ResyncPhase::started, 0);
+        resync(*carol, protocol::ResyncPhase::progress, 4096);
+        resync(*carol, protocol::ResyncPhase::finished, 8192);
+        carol->on_close(Error(ETIMEDOUT, "no heartbeat"));
+    }
+    CHECK(loss_reason() == "the session ended uncleanly while in sync");
+    {
+        // A failed resync leaves the copy behind again.
+        auto dave = f.session("dave");
+        REQUIRE(as<protocol::OpenReply>(dave->handle(open_request())).status == Status::ok);
+        resync(*dave, protocol::ResyncPhase::finished, 8192);
+        resync(*dave, protocol::ResyncPhase::failed, 0);
+        dave->on_close(Error(ETIMEDOUT, "no heartbeat"));
+    }
+    CHECK(loss_reason() == "the session ended uncleanly");
+}
+
 TEST_CASE("promote is for admin clients; it ends the session that has the set, records the "
           "state change, and the set is then refused as a replica") {
     Fixture f;

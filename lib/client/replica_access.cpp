@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// What client::Replica offers the two parties that drive its lanes besides the application:
+// Recovery (RecoveryAccess: drop and replace the connection, copy missed ranges, report) and the
+// sibling replicas of the fan-out (FanOutMember::post_ahead). The data-path calls and the
+// session's lifecycle are in replica.cpp.
+#include <cerrno>
+#include <mutex>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "channel/client.h"
+#include "client/lane_set.h"
+#include "client/logger.h"
+#include "client/replica.h"
+#include "protocol/request.h"
+
+namespace rpmem::client {
+
+bool Replica::post_ahead(std::size_t offset, std::size_t length, unsigned lane) {
+    if (lane >= lane_count_ || length == 0 || offset < data_start_ || offset >= pool_.size() ||
+        length > pool_.size() - offset || broken_.load(std::memory_order_acquire))
+        return false;
+    LaneGuard& guard = guards_[lane];
+    const std::unique_lock lock(guard.mutex, std::try_to_lock);
+    // Busy: its owner (a thread of the application, or the resync) goes on undisturbed, and
+    // our own call persists the range when it comes.
+    if (!lock.owns_lock())
+        return false;
+    if (recovery_.state() != SyncState::in_sync || !connection_)
+        return false;
+    persist::InitiatorLane& on = connection_->lanes->lane(lane);
+    // One message, sent without waiting: a sibling's call never waits on this replica (a
+    // stalled target, or posts nobody drained, cost it nothing).
+    if (length > on.inline_size() || !on.can_send_now())
+        return false;
+    const std::span<const std::byte> range = pool_.subspan(offset, length);
+    guard.ahead.begin(range);
+    // Strict: an inline message is at least what a relaxed persist promises, and carries a
+    // copy of the bytes made now (an RMA write would read them later).
+    if (!on.flush(offset, length, false))
+        return false; // our own call meets the failure and applies our policy
+    // Pending like a flush: a connection dropped before our call marks the range missed.
+    guard.add_pending(offset, length);
+    guard.ahead.posted(connection_.get(), offset, range);
+    return true;
+}
+
+// Makes sure no lane uses the connection, then drops it. Flushes never drained on it are
+// missed extents.
+void Replica::retire_connection(const std::function<void(Range)>& missed) {
+    std::vector<std::unique_lock<std::mutex>> held;
+    held.reserve(lane_count_);
+    for (unsigned l = 0; l < lane_count_; ++l) {
+        held.emplace_back(guards_[l].mutex);
+        if (const Range pending = guards_[l].take_pending(); pending.length != 0)
+            missed(pending);
+        guards_[l].ahead.forget(); // posted on the connection that goes now
+    }
+    connection_.reset();
+}
+
+Result<void> Replica::reconnect(std::uint64_t generation, const std::function<void()>& installed) {
+    auto reconnected = connect(false, lane_count_, nullptr, generation);
+    if (reconnected && (*reconnected)->lanes->size() < lane_count_)
+        reconnected = fail(EAGAIN, fmt::format("the target granted {} of the {} lanes",
+                                               (*reconnected)->lanes->size(), lane_count_));
+    if (!reconnected)
+        return fail(std::move(reconnected.error()));
+    std::vector<std::unique_lock<std::mutex>> held;
+    for (unsigned l = 0; l < lane_count_; ++l)
+        held.emplace_back(guards_[l].mutex);
+    connection_ = std::move(*reconnected);
+    installed();
+    return {};
+}
+
+// Lane 0, and the other lanes that are free now (the application's persists keep theirs): the
+// copies go round them without waiting, then each lane drains once.
+Result<void> Replica::copy(std::span<const Range> ranges) {
+    std::vector<std::unique_lock<std::mutex>> locked;
+    locked.emplace_back(guards_[0].mutex);
+    if (recovery_.state() == SyncState::degraded || !connection_)
+        return fail(ENOTCONN, fmt::format("{}: the replica is not connected", describe()));
+    std::vector<unsigned> lanes{0};
+    for (unsigned l = 1; l < connection_->lanes->size(); ++l) {
+        std::unique_lock lane(guards_[l].mutex, std::try_to_lock);
+        if (lane.owns_lock()) {
+            locked.push_back(std::move(lane));
+            lanes.push_back(l);
+        }
+    }
+    Result<void> sent;
+    for (std::size_t i = 0; i < ranges.size() && sent; ++i)
+        sent = connection_->lanes->lane(lanes[i % lanes.size()])
+                   .flush(ranges[i].offset, ranges[i].length, false);
+    for (const unsigned l : lanes)
+        if (sent)
+            sent = connection_->lanes->lane(l).drain();
+    return sent;
+}
+
+void Replica::report(protocol::ResyncPhase phase, std::uint64_t done, std::uint64_t total) {
+    if (!connection_)
+        return;
+    // For rpmemctl status and events; the copy goes on whatever the answer.
+    auto reported = connection_->control->call(protocol::ResyncReport{phase, done, total});
+    if (!reported)
+        logger().debug("{}: reporting the resync to the target: {}", describe(),
+                       reported.error().message());
+}
+
+Result<void> Replica::read_remote(std::span<std::byte> into, std::size_t offset) {
+    const std::lock_guard lock(guards_[0].mutex);
+    if (!connection_)
+        return fail(ENOTCONN, fmt::format("{}: the replica is not connected", describe()));
+    return connection_->lanes->lane(0).read(into, offset);
+}
+
+} // namespace rpmem::client
