@@ -150,6 +150,26 @@ Result<void> set_client_poolset_dir(std::string_view value, Config& config) {
     return {};
 }
 
+Result<void> set_shared_pool_set(std::string_view value, Config& config) {
+    auto items = split_list(value);
+    if (items.size() < 2)
+        return fail(EINVAL,
+                    fmt::format("expected 'POOL_SET IDENTITY [IDENTITY...]', got '{}'", value));
+    auto& identities = config.tenancy.shared[items[0]];
+    identities.insert(std::next(items.begin()), items.end());
+    return {};
+}
+
+Result<void> set_unowned_pool_sets(std::string_view value, Config& config) {
+    if (value == "refuse")
+        config.tenancy.adopt_unowned = false;
+    else if (value == "adopt")
+        config.tenancy.adopt_unowned = true;
+    else
+        return fail(EINVAL, fmt::format("expected 'refuse' or 'adopt', got '{}'", value));
+    return {};
+}
+
 Result<void> append_list(std::vector<std::string> Config::*field, std::string_view value,
                          Config& config) {
     auto items = split_list(value);
@@ -175,6 +195,8 @@ const std::map<std::string, ConfigSetter, std::less<>>& setters() {
     static const std::map<std::string, ConfigSetter, std::less<>> table = {
         {"poolset-dir", set_field(&Config::poolset_dir, parse_path)},
         {"client-poolset-dir", set_client_poolset_dir},
+        {"shared-pool-set", set_shared_pool_set},
+        {"unowned-pool-sets", set_unowned_pool_sets},
         {"persist-apm", set_method(&persist::MethodPolicy::allow_apm, parse_config_switch)},
         {"persist-general", set_method(&persist::MethodPolicy::allow_gpspm, parse_config_switch)},
         {"persist-commit", set_method(&persist::MethodPolicy::allow_commit, parse_config_switch)},
@@ -459,7 +481,9 @@ over mutual TLS (control) and libfabric (data). Runs in the foreground.
   -V, --version            the version
 
 Every config file key is also an option (--KEY VALUE or --KEY=VALUE) and wins over files:
-  poolset-dir, client-poolset-dir, persist-apm, persist-general, persist-commit,
+  poolset-dir, client-poolset-dir, shared-pool-set (SET IDENTITY...: identities that share a
+  pool set; by default each pool set is its creator's alone), unowned-pool-sets (refuse|adopt:
+  who gets a set with no owner recorded; default refuse, adopt once when upgrading), persist-apm, persist-general, persist-commit,
   persistence-domain (adr|eadr), nic-writes-bypass-cache, platform-type, use-syslog, log-file,
   log-level (err|warn|notice|info|debug), listen (HOST[:PORT], default port 7636), tls-ca,
   tls-cert, tls-key, allow-client, admin-client (identities whose `rpmemctl status` and
@@ -484,8 +508,8 @@ Admission limits (keys and options as above):
   max-pending-connections N   connections not yet through TLS and Hello (default 128); at the
                               limit a newcomer from an address holding fewer than the busiest
                               one replaces that one's oldest, others are closed at once
-  max-pending-per-source N    of those, from one IP address (default 16); more are closed at
-                              once, before TLS
+  max-pending-per-source N    of those, from one IP address (default 16); one more takes the
+                              place of that address's oldest
 rpmemd needs about 64 + max-pending-connections + 17 x max-sessions file descriptors; it raises
 its soft RLIMIT_NOFILE up to the hard limit as needed and warns when that is not enough
 (systemd: LimitNOFILE=).

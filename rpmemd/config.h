@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "persist/method_choice.h"
 #include "persist/platform.h"
+#include "rpmemd/pool_tenancy.h"
 
 namespace rpmem::daemon {
 
@@ -31,6 +32,9 @@ struct Config {
     std::string poolset_dir = "$HOME";
     // Per-identity override of poolset_dir: client identity -> directory.
     std::map<std::string, std::string> client_poolset_dirs;
+    // Each pool set is the identity's that created it; these keys share sets and say what
+    // becomes of sets with no owner recorded (shared-pool-set, unowned-pool-sets).
+    PoolTenancy tenancy;
 
     persist::MethodPolicy methods;
     persist::Platform platform;
@@ -70,8 +74,8 @@ struct Config {
     // which effective_max_sessions_per_client() works out.
     unsigned max_sessions_per_client = 0;
     // Connections accepted but not yet through the TLS handshake and Hello: in total, and per
-    // source IP address (one over that is closed at once). Bounds what unauthenticated peers
-    // can hold: descriptors, TLS state, memory.
+    // source IP address (one over that replaces the source's oldest). Bounds what unauthenticated
+    // peers can hold: descriptors, TLS state, memory.
     unsigned max_pending_connections = 128;
     unsigned max_pending_per_source = 16;
     // Responder threads per data-path worker (PMDK's -t/--nthreads): each worker polls all its

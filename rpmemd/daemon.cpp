@@ -48,7 +48,8 @@ Result<std::string> listen_address(const std::string& host) {
 Daemon::Daemon(Config config, DataPlaneFactory data_plane,
                std::function<std::size_t()> worker_count)
     : config_(std::move(config))
-    , store_(config_.poolset_dir, config_.client_poolset_dirs, default_resolve_method())
+    , store_(config_.poolset_dir, config_.client_poolset_dirs, default_resolve_method(),
+             config_.tenancy)
     , events_(protocol::kEventLogCapacity)
     , services_{config_, store_, std::move(data_plane), directory_, events_} {
     services_.software = "rpmemd " RPMEM_VERSION;

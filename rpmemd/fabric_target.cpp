@@ -20,6 +20,7 @@
 #include "fabric/completion_queue.h"
 #include "fabric/memory_region.h"
 #include "fabric/passive_endpoint.h"
+#include "fabric/port_sockets.h"
 #include "fabric/shared_queue_endpoint.h"
 #include "fabric/stack.h"
 #include "persist/request_handler.h"
@@ -33,6 +34,8 @@ namespace {
 
 constexpr std::size_t kPage = 4096;
 constexpr std::chrono::milliseconds kSlice{50};
+// How long closing a listener waits for the provider to let go of the connections it holds.
+constexpr std::chrono::milliseconds kListenerDrain{2000};
 
 // The pool as the request handler sees it.
 class MappedPool final : public persist::TargetPool {
@@ -100,7 +103,10 @@ public:
                                                        std::unique_ptr<persist::TargetPool> pool,
                                                        ResponderPool* responders);
 
-    ~FabricTarget() override { stop(); }
+    ~FabricTarget() override {
+        stop();
+        close_listener();
+    }
 
     const DataPlaneInfo& info() const noexcept override { return info_; }
 
@@ -139,6 +145,7 @@ private:
     std::size_t handle(const fabric::CompletionResult& read);
     std::size_t take_events();
     void admit(fabric::ConnectionRequest& request);
+    void close_listener() noexcept;
 
     std::string name_;
     protocol::SessionToken token_;
@@ -151,6 +158,8 @@ private:
     // fabric objects so that its thread is gone before they close.
     std::unique_ptr<ResponderPool> own_responders_;
     ResponderPool* responders_ = nullptr;
+    LaneGate* gate_ = nullptr;  // responders_'s: closes connections that never became lanes
+    bool tcp_listener_ = false; // the listener is the tcp provider's (close_listener)
     bool attached_ = false;
 
     std::unique_ptr<fabric::Stack> stack_;
@@ -188,6 +197,13 @@ Result<std::unique_ptr<FabricTarget>> FabricTarget::start(const DataPlaneRequest
         responders = target->own_responders_.get();
     }
     target->responders_ = responders;
+    // The tcp provider's listener needs the gate (lib/fabric/README.md, "Listeners"); the
+    // sockets provider hands its lanes other sockets on the same port than the ones their
+    // requests came on, which the gate could not tell from strays.
+    if (target->tcp_listener_) {
+        target->gate_ = &responders->lane_gate();
+        target->gate_->open_port(target->listener_->port(), target->name_, target->lane_count_);
+    }
     if (auto attached = responders->attach(*target); !attached)
         return fail(std::move(attached.error()));
     target->attached_ = true;
@@ -232,6 +248,7 @@ Result<void> FabricTarget::open(const DataPlaneRequest& request) {
     if (!listener)
         return fail(std::move(listener.error()).add_context("listening for lanes"));
     listener_.emplace(std::move(*listener));
+    tcp_listener_ = caps.provider == "tcp";
 
     for (unsigned lane = 0; lane < lane_count_; ++lane)
         lanes_.push_back(std::make_unique<persist::TargetLane>(
@@ -277,6 +294,10 @@ std::size_t FabricTarget::handle(const fabric::CompletionResult& read) {
 }
 
 std::size_t FabricTarget::take_events() {
+    // libfabric 1.17's tcp provider takes a stale errno of EAGAIN for "come back later" when a
+    // connection it holds ends before its connection request, and then keeps it for good: the
+    // responder's errno is EAGAIN from its nonblocking reads (lib/fabric/README.md).
+    errno = 0;
     auto pumped = stack_->events().pump();
     if (!pumped)
         spdlog::debug("{}: reading connection events: {}", name_, pumped.error().message());
@@ -285,6 +306,8 @@ std::size_t FabricTarget::take_events() {
         admit(*request);
     for (auto& lane : lanes_)
         lane->check_connection();
+    if (gate_ != nullptr)
+        work += gate_->sweep(LaneGate::Clock::now());
     return work;
 }
 
@@ -346,7 +369,54 @@ void FabricTarget::admit(fabric::ConnectionRequest& request) {
         return refuse(endpoint.error().message());
     if (auto accepted = lane.accept(std::move(*endpoint)); !accepted)
         return refuse(accepted.error().message());
+    if (gate_ != nullptr)
+        gate_->admit(listener_->port(), binding->lane, request.info->dest_addr,
+                     request.info->dest_addrlen);
     spdlog::debug("{}: lane {} connected from {}", name_, binding->lane, request.peer);
+}
+
+// Closes the listener so that nothing of it outlives the session. The lanes go first (their
+// sockets with them). Then the provider must let go of every connection it accepted but did
+// not hand over: libfabric 1.17's tcp provider frees such a connection only when the peer
+// speaks or fails, never when the listener closes, and one that speaks after the close makes it
+// use the freed listener (lib/fabric/README.md, "Listeners"). So: no new connections (the
+// listening socket is shut down), every remaining one shut down, requests that arrived
+// rejected, and the provider's progress run until it closed them all, within kListenerDrain.
+void FabricTarget::close_listener() noexcept {
+    if (!listener_ || !tcp_listener_)
+        return;
+    const std::uint16_t port = listener_->port();
+    if (gate_ != nullptr)
+        gate_->close_port(port);
+    lanes_.clear();
+    listener_->stop_listening();
+    const auto until = std::chrono::steady_clock::now() + kListenerDrain;
+    for (;;) {
+        errno = 0; // see take_events()
+        (void)stack_->events().pump();
+        while (auto request = stack_->events().take_request())
+            (void)listener_->reject(*request);
+        auto sockets = fabric::tcp_sockets();
+        if (!sockets)
+            break;
+        std::size_t held = 0;
+        for (const fabric::PortSocket& socket : *sockets) {
+            if (socket.listening || socket.local_port != port)
+                continue;
+            ++held;
+            (void)fabric::shut_down(socket);
+        }
+        if (held == 0)
+            break;
+        if (std::chrono::steady_clock::now() >= until) {
+            spdlog::warn("{}: the fabric provider still holds {} connection(s) to the data port "
+                         "{} ms after it closed",
+                         name_, held, kListenerDrain.count());
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    listener_.reset();
 }
 
 } // namespace

@@ -70,7 +70,8 @@ rpmem::Result<void> write_port_file(const std::string& path, std::uint16_t port)
 }
 
 int remove_pool(const Config& config, const CommandLine& command_line) {
-    PoolStore store(config.poolset_dir, config.client_poolset_dirs, default_resolve_method());
+    PoolStore store(config.poolset_dir, config.client_poolset_dirs, default_resolve_method(),
+                    config.tenancy);
     auto removed = store.remove({}, command_line.remove_set,
                                 {command_line.force, command_line.remove_pool_set});
     if (!removed)

@@ -204,6 +204,10 @@ Result<void> check_pool_set_name(std::string_view name) {
     return {};
 }
 
+Error missing_pool_set_error(const std::string& directory, std::string_view name) {
+    return lookup_error(ENOENT, name, directory);
+}
+
 Result<PoolSetFile> open_pool_set_file(const std::string& directory, std::string_view name,
                                        ResolveMethod method) {
     if (auto valid = check_pool_set_name(name); !valid)

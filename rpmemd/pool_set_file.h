@@ -53,6 +53,11 @@ Result<void> check_pool_set_name(std::string_view name);
 // missing file or directory: no_exist; no permission, or a set file writable by others (anyone
 // could point its parts anywhere): no_access; not a regular file, or larger than
 // kMaxPoolSetFileSize: bad_name; other I/O errors: their errno.
+// The error open_pool_set_file gives for a name that does not exist beneath `directory`: also
+// the answer to an identity that asks for a pool set it may not see, so that a refusal tells it
+// nothing a missing set would not.
+Error missing_pool_set_error(const std::string& directory, std::string_view name);
+
 Result<PoolSetFile> open_pool_set_file(const std::string& directory, std::string_view name,
                                        ResolveMethod method);
 

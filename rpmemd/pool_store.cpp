@@ -7,12 +7,14 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include "base/log_text.h"
 #include "poolset/parser.h"
 #include "poolset/pool_header.h"
 #include "protocol/extent_digest.h"
+#include "rpmemd/pool_owner_file.h"
 #include "rpmemd/status_error.h"
 
 namespace rpmem::daemon {
@@ -38,24 +40,89 @@ ReplicaStateFile state_file_of(const PoolSetFile& file) {
                             file.leaf, file.path);
 }
 
+// The owner file beside `file`, with its own descriptor of the directory.
+PoolOwnerFile owner_file_of(const PoolSetFile& file) {
+    return PoolOwnerFile(poolset::UniqueFd(::fcntl(file.parent.get(), F_DUPFD_CLOEXEC, 0)),
+                         file.leaf, file.path);
+}
+
 } // namespace
 
 PoolStore::PoolStore(std::string poolset_dir, std::map<std::string, std::string> client_dirs,
-                     ResolveMethod resolve)
+                     ResolveMethod resolve, PoolTenancy tenancy)
     : poolset_dir_(std::move(poolset_dir))
     , client_dirs_(client_dirs.begin(), client_dirs.end())
-    , resolve_(resolve) {}
+    , resolve_(resolve)
+    , tenancy_(std::move(tenancy)) {}
 
 const std::string& PoolStore::directory_for(std::string_view identity) const {
     auto found = client_dirs_.find(identity);
     return found != client_dirs_.end() ? found->second : poolset_dir_;
 }
 
+Result<PoolStore::Tenure> PoolStore::tenure(const PoolSetFile& file, std::string_view identity,
+                                            std::string_view name, Use use) const {
+    if (use == Use::any || identity.empty())
+        return Tenure::yours;
+    auto owner = owner_file_of(file).read();
+    if (!owner)
+        return fail(annotate(std::move(owner.error()), Status::pool_config,
+                             fmt::format("pool set '{}'", escape_for_log(name))));
+    auto shared = tenancy_.shared.find(name);
+    const bool is_shared = shared != tenancy_.shared.end() && shared->second.contains(identity);
+    if (*owner) {
+        if (**owner == identity || is_shared)
+            return Tenure::yours;
+        // The operator learns why; the client gets what a missing set file gets.
+        spdlog::warn("identity '{}' asked for pool set '{}' of identity '{}': answered as a "
+                     "missing pool set",
+                     escape_for_log(identity), escape_for_log(name), escape_for_log(**owner));
+        return Tenure::foreign;
+    }
+    if (is_shared)
+        return Tenure::yours;
+    if (use == Use::create || tenancy_.adopt_unowned)
+        return Tenure::unowned;
+    spdlog::warn("identity '{}' asked for pool set '{}', which has no owner recorded: answered "
+                 "as a missing pool set (unowned-pool-sets = adopt gives such sets to the first "
+                 "identity that opens them; README: Security)",
+                 escape_for_log(identity), escape_for_log(name));
+    return Tenure::unclaimed;
+}
+
+Result<bool> PoolStore::check_owner(const PoolSetFile& file, std::string_view identity,
+                                    std::string_view name, Use use) const {
+    auto found = tenure(file, identity, name, use);
+    if (!found)
+        return fail(std::move(found.error()));
+    if (*found == Tenure::foreign || *found == Tenure::unclaimed)
+        return fail(missing_pool_set_error(directory_for(identity), name));
+    return *found == Tenure::unowned;
+}
+
+Result<void> PoolStore::record_owner(const LocatedSet& located, std::string_view identity,
+                                     std::string_view context) const {
+    if (!located.record_owner || identity.empty())
+        return {};
+    spdlog::info("pool set '{}' is identity '{}''s now", escape_for_log(located.file.name),
+                 escape_for_log(identity));
+    if (auto written = owner_file_of(located.file).write(identity); !written)
+        return fail(annotate(std::move(written.error()), Status::fatal, context));
+    return {};
+}
+
 Result<PoolStore::LocatedSet> PoolStore::locate(std::string_view identity, std::string_view name,
-                                                bool validate) const {
+                                                bool validate, Use use) const {
     auto file = open_pool_set_file(directory_for(identity), name, resolve_);
     if (!file)
         return fail(std::move(file.error()));
+    // Another identity's set answers as a missing one would, before it is even parsed; the
+    // set file's own faults are the operator's and the same for every identity.
+    auto held = tenure(*file, identity, name, use);
+    if (!held)
+        return fail(std::move(held.error()));
+    if (*held == Tenure::foreign)
+        return fail(missing_pool_set_error(directory_for(identity), name));
     auto set = poolset::parse(file->text, file->path);
     if (!set)
         return fail(annotate(std::move(set.error()), Status::pool_config, "reading pool set"));
@@ -64,7 +131,10 @@ Result<PoolStore::LocatedSet> PoolStore::locate(std::string_view identity, std::
             return fail(annotate(std::move(valid.error()), Status::pool_config,
                                  "rpmemd cannot serve this pool set"));
     }
-    return LocatedSet{std::move(*file), std::move(*set)};
+    // A set nobody owns, where that is refused: as missing, now that its file checked out.
+    if (*held == Tenure::unclaimed)
+        return fail(missing_pool_set_error(directory_for(identity), name));
+    return LocatedSet{std::move(*file), std::move(*set), *held == Tenure::unowned};
 }
 
 Result<PoolRegistry::Hold> PoolStore::reserve(const LocatedSet& located, std::string_view identity,
@@ -77,7 +147,7 @@ Result<PoolRegistry::Hold> PoolStore::reserve(const LocatedSet& located, std::st
 Result<std::unique_ptr<OpenPool>> PoolStore::create(const PoolRequest& request,
                                                     const PoolAttributes& attributes) {
     const std::string context = fmt::format("creating pool set '{}'", escape_for_log(request.name));
-    auto located = locate(request.identity, request.name, true);
+    auto located = locate(request.identity, request.name, true, Use::create);
     if (!located)
         return fail(std::move(located.error()).add_context(context));
     const poolset::PoolSet& set = located->set;
@@ -96,6 +166,10 @@ Result<std::unique_ptr<OpenPool>> PoolStore::create(const PoolRequest& request,
     auto hold = reserve(*located, request.identity, request.session, request.evict);
     if (!hold)
         return fail(std::move(hold.error()).add_context(context));
+    // Again under the hold: another identity may have created it since the first look.
+    if (auto owned = check_owner(located->file, request.identity, request.name, Use::create);
+        !owned)
+        return fail(std::move(owned.error()).add_context(context));
     auto mapping = poolset::PoolMapping::create(set);
     if (!mapping)
         return fail(annotate(std::move(mapping.error()), Status::pool_config, context));
@@ -131,20 +205,29 @@ Result<std::unique_ptr<OpenPool>> PoolStore::create(const PoolRequest& request,
     const ReplicaRecord fresh{protocol::ReplicaState::inconsistent, 1};
     if (auto written = state_file.write(fresh); !written)
         return undo(annotate(std::move(written.error()), Status::fatal, context));
+    if (auto owned = record_owner(*located, request.identity, context); !owned) {
+        (void)state_file.remove();
+        return undo(std::move(owned.error()));
+    }
 
-    return std::unique_ptr<OpenPool>(new OpenPool(std::move(*hold), request.name,
-                                                  std::move(*mapping), attributes, true,
-                                                  std::move(state_file), fresh));
+    return std::unique_ptr<OpenPool>(
+        new OpenPool(std::move(*hold), request.name, std::move(*mapping), attributes, true,
+                     std::move(state_file), owner_file_of(located->file), fresh));
 }
 
 Result<std::unique_ptr<OpenPool>> PoolStore::open(const PoolRequest& request) {
     const std::string context = fmt::format("opening pool set '{}'", escape_for_log(request.name));
-    auto located = locate(request.identity, request.name, true);
+    auto located = locate(request.identity, request.name, true, Use::open);
     if (!located)
         return fail(std::move(located.error()).add_context(context));
     auto hold = reserve(*located, request.identity, request.session, request.evict);
     if (!hold)
         return fail(std::move(hold.error()).add_context(context));
+    // Again under the hold: the set may have been removed and created by another identity.
+    auto unowned = check_owner(located->file, request.identity, request.name, Use::open);
+    if (!unowned)
+        return fail(std::move(unowned.error()).add_context(context));
+    located->record_owner = *unowned;
     auto mapping = poolset::PoolMapping::open(located->set);
     if (!mapping)
         return fail(annotate(std::move(mapping.error()), Status::pool_config, context));
@@ -186,9 +269,11 @@ Result<std::unique_ptr<OpenPool>> PoolStore::open(const PoolRequest& request) {
     if (auto written = state_file.write({protocol::ReplicaState::inconsistent, found.generation});
         !written)
         return fail(annotate(std::move(written.error()), Status::fatal, context));
-    return std::unique_ptr<OpenPool>(new OpenPool(std::move(*hold), request.name,
-                                                  std::move(*mapping), *attributes, false,
-                                                  std::move(state_file), found));
+    if (auto owned = record_owner(*located, request.identity, context); !owned)
+        return fail(std::move(owned.error()));
+    return std::unique_ptr<OpenPool>(
+        new OpenPool(std::move(*hold), request.name, std::move(*mapping), *attributes, false,
+                     std::move(state_file), owner_file_of(located->file), found));
 }
 
 Result<std::optional<ReplicaRecord>> PoolStore::replica_record(std::string_view identity,
@@ -274,6 +359,8 @@ Result<void> PoolStore::close(std::unique_ptr<OpenPool> pool, bool remove, Close
         if (auto removed = poolset::PoolMapping::remove(set, false); !removed)
             outcome = fail(annotate(std::move(removed.error()), Status::fatal,
                                     context + ": removing its parts"));
+        else if (auto unowned = pool->owner_file_.remove(); !unowned)
+            outcome = fail(annotate(std::move(unowned.error()), Status::fatal, context));
     }
     pool.reset();
     return outcome;
@@ -282,15 +369,20 @@ Result<void> PoolStore::close(std::unique_ptr<OpenPool> pool, bool remove, Close
 Result<void> PoolStore::remove(std::string_view identity, std::string_view name,
                                const RemovalFlags& options) {
     const std::string context = fmt::format("removing pool set '{}'", escape_for_log(name));
-    auto located = locate(identity, name, false);
+    auto located = locate(identity, name, false, Use::remove);
     if (!located)
         return fail(std::move(located.error()).add_context(context));
     auto hold = reserve(*located, identity, 0);
     if (!hold)
         return fail(std::move(hold.error()).add_context(context));
+    if (auto owned = check_owner(located->file, identity, name, Use::remove); !owned)
+        return fail(std::move(owned.error()).add_context(context));
     if (auto removed = poolset::PoolMapping::remove(located->set, options.force); !removed)
         return fail(annotate(std::move(removed.error()), Status::pool_config, context));
     if (auto removed = state_file_of(located->file).remove(); !removed && !options.force)
+        return fail(annotate(std::move(removed.error()), Status::fatal, context));
+    // The owner goes last: a crash before leaves the set its owner's, with no parts.
+    if (auto removed = owner_file_of(located->file).remove(); !removed && !options.force)
         return fail(annotate(std::move(removed.error()), Status::fatal, context));
     if (options.remove_set_file) {
         const PoolSetFile& file = located->file;
@@ -518,6 +610,15 @@ Result<PoolAttributes::Uuid> PoolStore::rejoin(std::string_view identity, std::s
     ReplicaStateFile state_file = state_file_of(located->file);
     if (auto written = state_file.write({protocol::ReplicaState::outdated, generation}); !written)
         return fail(annotate(std::move(written.error()), Status::fatal, context));
+    // The old primary's pool was made by a local program: nobody owns it yet.
+    PoolOwnerFile owner_file = owner_file_of(located->file);
+    auto owner = owner_file.read();
+    if (!owner)
+        return fail(annotate(std::move(owner.error()), Status::pool_config, context));
+    if (!*owner && !identity.empty()) {
+        if (auto written = owner_file.write(identity); !written)
+            return fail(annotate(std::move(written.error()), Status::fatal, context));
+    }
     return first.uuid;
 }
 

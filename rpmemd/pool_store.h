@@ -15,8 +15,10 @@
 #include "poolset/pool_header.h"
 #include "poolset/pool_mapping.h"
 #include "poolset/pool_set.h"
+#include "rpmemd/pool_owner_file.h"
 #include "rpmemd/pool_registry.h"
 #include "rpmemd/pool_set_file.h"
+#include "rpmemd/pool_tenancy.h"
 #include "rpmemd/replica_state_file.h"
 
 namespace rpmem::daemon {
@@ -79,13 +81,14 @@ private:
     friend class PoolStore;
     OpenPool(PoolRegistry::Hold hold, std::string name, poolset::PoolMapping mapping,
              PoolAttributes attributes, bool created, ReplicaStateFile state_file,
-             ReplicaRecord found)
+             PoolOwnerFile owner_file, ReplicaRecord found)
         : hold_(std::move(hold))
         , name_(std::move(name))
         , mapping_(std::move(mapping))
         , attributes_(attributes)
         , created_(created)
         , state_file_(std::move(state_file))
+        , owner_file_(std::move(owner_file))
         , found_(found) {}
 
     PoolRegistry::Hold hold_; // declared first: released after the mapping is gone
@@ -94,20 +97,26 @@ private:
     PoolAttributes attributes_;
     bool created_ = false;
     ReplicaStateFile state_file_;
+    PoolOwnerFile owner_file_; // removed with the pool
     ReplicaRecord found_;
 };
 
 // The pools rpmemd serves: pool set files found strictly beneath the pool set directory of the
 // client's identity (client-poolset-dir, else poolset-dir), their part files created, opened,
 // re-labelled and removed with PMDK rpmemd's rules (reference §6.5-6.9), and the registry of
-// the pools in use. Every error carries the protocol status to answer with (status_error.h).
+// the pools in use. Each pool set is its creator's: create records the identity in an owner
+// file beside the set file, and create, open and remove by any other identity (unless
+// PoolTenancy shares the set) get exactly the answer a missing set file gets, before anything
+// else is looked at, so that a refusal reveals nothing. The failover calls (admin identities
+// only, checked by the session) and the local `rpmemd --remove` (an empty identity) see every
+// set. Every error carries the protocol status to answer with (status_error.h).
 // Thread-safe: sessions call it concurrently; each OpenPool belongs to one session.
 class PoolStore {
 public:
     // `poolset_dir` and `client_dirs` (identity -> directory) as in the config; `resolve` is the
     // pool set name resolution (default_resolve_method() in the daemon).
     PoolStore(std::string poolset_dir, std::map<std::string, std::string> client_dirs,
-              ResolveMethod resolve);
+              ResolveMethod resolve, PoolTenancy tenancy = {});
 
     // The pool set directory of `identity`.
     const std::string& directory_for(std::string_view identity) const;
@@ -145,8 +154,9 @@ public:
         bool force = false;           // ignore missing or locked parts
         bool remove_set_file = false; // also unlink the set file
     };
-    // PMDK's `rpmemd --remove`: unlinks the parts of the set `name`, taking each part's lock;
-    // busy (even with force) when a session of this daemon has the pool.
+    // PMDK's `rpmemd --remove`: unlinks the parts of the set `name`, its state and owner files,
+    // taking each part's lock; busy (even with force) when a session of this daemon has the
+    // pool. An empty `identity` is the operator's (local) removal: no owner check.
     Result<void> remove(std::string_view identity, std::string_view name,
                         const RemovalFlags& options);
 
@@ -180,7 +190,9 @@ public:
 
     // Makes the old primary's pool `name` a replica of the new primary: its headers must carry
     // `poolset_uuid` and link to `primary_uuid`; it is recorded outdated at `generation`, so that
-    // the new primary's next open resyncs it by digest. Returns its part 0's UUID.
+    // the new primary's next open resyncs it by digest. A set without an owner (the old
+    // primary's pool was made by a local program) becomes `identity`'s. Returns its part 0's
+    // UUID.
     Result<PoolAttributes::Uuid> rejoin(std::string_view identity, std::string_view name,
                                         std::uint64_t generation,
                                         const PoolAttributes::Uuid& poolset_uuid,
@@ -207,15 +219,40 @@ private:
     struct LocatedSet {
         PoolSetFile file;
         poolset::PoolSet set;
+        bool record_owner = false; // nobody owns it: the caller's success makes it identity's
     };
-    Result<LocatedSet> locate(std::string_view identity, std::string_view name,
-                              bool validate) const;
+    // What a lookup is for: the tenancy check differs (see PoolTenancy).
+    enum class Use {
+        any, // failover (admin) and reading: no owner check
+        create,
+        open,
+        remove,
+    };
+    Result<LocatedSet> locate(std::string_view identity, std::string_view name, bool validate,
+                              Use use = Use::any) const;
+    // Whose the set in `file` is, for `identity`.
+    enum class Tenure {
+        yours,     // identity's own, shared with it, or any set for Use::any and the operator
+        unowned,   // nobody's: create (and open with adopt_unowned) make it identity's
+        foreign,   // another identity's: refused before anything else is looked at
+        unclaimed, // nobody's, where that is refused (after the set file's own checks, which
+                   // are the operator's and the same for every identity)
+    };
+    Result<Tenure> tenure(const PoolSetFile& file, std::string_view identity, std::string_view name,
+                          Use use) const;
+    // tenure() as a check: true when the use would make it identity's, the missing-set error
+    // when it is refused.
+    Result<bool> check_owner(const PoolSetFile& file, std::string_view identity,
+                             std::string_view name, Use use) const;
+    Result<void> record_owner(const LocatedSet& located, std::string_view identity,
+                              std::string_view context) const;
     Result<PoolRegistry::Hold> reserve(const LocatedSet& located, std::string_view identity,
                                        std::uint64_t session, PoolRegistry::Evict evict = {});
 
     const std::string poolset_dir_;
     const std::map<std::string, std::string, std::less<>> client_dirs_;
     const ResolveMethod resolve_;
+    const PoolTenancy tenancy_;
     PoolRegistry registry_;
 };
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/log_text.h"
+#include "rpmemd/small_file.h"
 
 namespace rpmem::daemon {
 
@@ -150,76 +151,24 @@ ReplicaStateFile::ReplicaStateFile(poolset::UniqueFd directory, std::string_view
     , path_(std::string(set_path) + std::string(kSuffix)) {}
 
 Result<std::optional<ReplicaRecord>> ReplicaStateFile::read() const {
-    poolset::UniqueFd fd(
-        ::openat(directory_.get(), leaf_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
-    if (fd.get() < 0) {
-        if (errno == ENOENT)
-            return std::optional<ReplicaRecord>{};
-        return fail(Error::from_errno(errno, "opening " + path_));
-    }
-    struct stat info {};
-    if (::fstat(fd.get(), &info) != 0)
-        return fail(Error::from_errno(errno, "reading " + path_));
-    if (!S_ISREG(info.st_mode) || info.st_size > static_cast<off_t>(kMaxStateFileSize))
-        return fail(EINVAL, path_ + ": not a regular file of at most 4096 bytes");
-    std::string text(static_cast<std::size_t>(info.st_size), '\0');
-    std::size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t got = ::read(fd.get(), text.data() + done, text.size() - done);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0)
-            return fail(Error::from_errno(errno, "reading " + path_));
-        if (got == 0)
-            break;
-        done += static_cast<std::size_t>(got);
-    }
-    text.resize(done);
-    auto record = parse_replica_record(text, path_);
+    auto text = read_small_file(directory_.get(), leaf_, path_, kMaxStateFileSize);
+    if (!text)
+        return fail(std::move(text.error()));
+    if (!*text)
+        return std::optional<ReplicaRecord>{};
+    auto record = parse_replica_record(**text, path_);
     if (!record)
         return fail(std::move(record.error()));
     return std::optional<ReplicaRecord>(*record);
 }
 
 Result<void> ReplicaStateFile::write(const ReplicaRecord& record) const {
-    const std::string temporary = leaf_ + ".new";
-    const std::string text = format_replica_record(record);
-    auto failed = [&](const char* step) {
-        const int saved = errno;
-        (void)::unlinkat(directory_.get(), temporary.c_str(), 0);
-        return fail(Error::from_errno(saved, fmt::format("{} the replica state {}", step, path_)));
-    };
-    {
-        poolset::UniqueFd fd(::openat(directory_.get(), temporary.c_str(),
-                                      O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
-        if (fd.get() < 0)
-            return failed("creating");
-        std::size_t done = 0;
-        while (done < text.size()) {
-            const ssize_t wrote = ::write(fd.get(), text.data() + done, text.size() - done);
-            if (wrote < 0 && errno == EINTR)
-                continue;
-            if (wrote < 0)
-                return failed("writing");
-            done += static_cast<std::size_t>(wrote);
-        }
-        if (::fsync(fd.get()) != 0)
-            return failed("flushing");
-    }
-    if (::renameat(directory_.get(), temporary.c_str(), directory_.get(), leaf_.c_str()) != 0)
-        return failed("replacing");
-    // The rename is durable only once the directory is.
-    poolset::UniqueFd directory(
-        ::openat(directory_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (directory.get() < 0 || ::fsync(directory.get()) != 0)
-        return fail(Error::from_errno(errno, "flushing the directory of " + path_));
-    return {};
+    return replace_file_durably(directory_.get(), leaf_, format_replica_record(record), path_,
+                                "replica state");
 }
 
 Result<void> ReplicaStateFile::remove() const {
-    if (::unlinkat(directory_.get(), leaf_.c_str(), 0) != 0 && errno != ENOENT)
-        return fail(Error::from_errno(errno, "removing " + path_));
-    return {};
+    return remove_small_file(directory_.get(), leaf_, path_);
 }
 
 } // namespace rpmem::daemon

@@ -14,6 +14,7 @@
 
 #include "base/error.h"
 #include "poolset/unique_fd.h"
+#include "rpmemd/lane_gate.h"
 
 namespace rpmem::daemon {
 
@@ -82,11 +83,14 @@ public:
     std::size_t sessions() const;
 
     const ResponderOptions& options() const noexcept { return options_; }
+    // The doorkeeper of the data ports of the sessions served here (their responders sweep).
+    LaneGate& lane_gate() noexcept { return lane_gate_; }
 
 private:
     class Responder;
 
     ResponderOptions options_;
+    LaneGate lane_gate_;
     mutable std::mutex mutex_; // guards responders_
     std::vector<std::unique_ptr<Responder>> responders_;
 };

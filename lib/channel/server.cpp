@@ -92,7 +92,8 @@ private:
     void admit(tcp::socket socket);
     void on_finished(std::uint64_t id);
     void left_pending(std::uint64_t id);
-    std::shared_ptr<ServerSession> take_eviction_victim(); // mutex_ held
+    // The oldest pending connection of `source`, no longer counted; mutex_ held.
+    std::shared_ptr<ServerSession> take_eviction_victim(std::string source);
     void log_refusal(std::string_view kind, const std::string& line);
     void arm_summary_timer(); // accept strand
     void log_summary(bool final = false);
@@ -204,7 +205,7 @@ void Server::Impl::admit(tcp::socket socket) {
     std::string source = remote.address().to_string();
     std::uint64_t id = next_session_id_++;
     std::shared_ptr<ServerSession> victim;
-    bool over_source_limit = false;
+    bool victim_of_source = false; // the victim is the source's own (its per-source limit)
     bool over_total_limit = false;
     {
         std::lock_guard lock(mutex_);
@@ -212,8 +213,16 @@ void Server::Impl::admit(tcp::socket socket) {
             return;
         auto from_source = pending_by_source_.find(source);
         std::size_t held = from_source != pending_by_source_.end() ? from_source->second : 0;
-        over_source_limit = held >= config_.max_pending_per_source;
-        if (!over_source_limit && pending_.size() >= config_.max_pending) {
+        if (held >= config_.max_pending_per_source) {
+            // At its source's limit a newcomer takes the place of that source's oldest pending
+            // connection: connections that sit idle (a neighbour behind the same address, the
+            // same NAT) cannot lock out a client that goes on to authenticate. A flood from the
+            // source still holds no more than its limit.
+            victim = take_eviction_victim(source);
+            victim_of_source = true;
+            --held;
+        }
+        if (!victim_of_source && pending_.size() >= config_.max_pending) {
             // At the total limit a newcomer gets in only from a source holding fewer than the
             // busiest one less one: then the busiest source's oldest pending connection goes.
             // So sources converge on a fair share of the places, a client from a quiet address
@@ -224,23 +233,13 @@ void Server::Impl::admit(tcp::socket socket) {
                                  [](const auto& a, const auto& b) { return a.second < b.second; });
             over_total_limit = busiest == pending_by_source_.end() || busiest->second <= held + 1;
             if (!over_total_limit)
-                victim = take_eviction_victim();
+                victim = take_eviction_victim(busiest->first);
         }
-        if (!over_source_limit && !over_total_limit) {
+        if (!over_total_limit) {
             ++pending_by_source_[source];
             pending_.emplace(id, Pending{source, {}});
             pending_peak_ = std::max(pending_peak_, pending_.size());
         }
-    }
-    if (over_source_limit) {
-        // Closed before any TLS state exists for it: the cheapest possible refusal.
-        socket.close(ec);
-        log_refusal("over the pending limit of its source",
-                    fmt::format("refused connection from {}: {} connections from there are "
-                                "already waiting for the TLS handshake and Hello, the limit per "
-                                "source address",
-                                source, config_.max_pending_per_source));
-        return;
     }
     if (over_total_limit) {
         socket.close(ec);
@@ -251,7 +250,16 @@ void Server::Impl::admit(tcp::socket socket) {
                                 source, config_.max_pending));
         return;
     }
-    if (victim) {
+    if (victim && victim_of_source) {
+        victim->abort(Error(EBUSY, fmt::format("dropped for a newer connection from its source: "
+                                               "{} connections from there were waiting for the "
+                                               "TLS handshake and Hello, the limit per source",
+                                               config_.max_pending_per_source)));
+        log_refusal("dropped at the pending limit of its source",
+                    fmt::format("dropped the oldest pending connection from {} for a newer one at "
+                                "the limit of {} per source address",
+                                source, config_.max_pending_per_source));
+    } else if (victim) {
         victim->abort(Error(EBUSY, fmt::format("dropped for a newer connection: {} connections "
                                                "were waiting for the TLS handshake and Hello, "
                                                "the server's limit",
@@ -275,18 +283,17 @@ void Server::Impl::admit(tcp::socket socket) {
     session->start();
 }
 
-std::shared_ptr<ServerSession> Server::Impl::take_eviction_victim() {
-    auto busiest =
-        std::max_element(pending_by_source_.begin(), pending_by_source_.end(),
-                         [](const auto& a, const auto& b) { return a.second < b.second; });
-    if (busiest == pending_by_source_.end())
+std::shared_ptr<ServerSession> Server::Impl::take_eviction_victim(std::string source) {
+    auto counted = pending_by_source_.find(source);
+    if (counted == pending_by_source_.end())
         return nullptr;
+    // pending_ is ordered by session id: the first of the source is its oldest.
     for (auto entry = pending_.begin(); entry != pending_.end(); ++entry) {
-        if (entry->second.source != busiest->first)
+        if (entry->second.source != source)
             continue;
         auto victim = entry->second.session.lock();
-        if (--busiest->second == 0)
-            pending_by_source_.erase(busiest);
+        if (--counted->second == 0)
+            pending_by_source_.erase(counted);
         pending_.erase(entry);
         return victim;
     }

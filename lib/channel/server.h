@@ -26,8 +26,10 @@ struct ServerConfig {
     // place; checked at the Hello exchange, where the identity is known.
     std::size_t max_sessions_per_client = 64;
     // Admission before authentication: connections accepted and not yet past Hello (TLS
-    // handshake running, Hello awaited), in total and per source IP address. A connection over
-    // the per-source limit is closed at once, before any TLS state exists for it. At the total
+    // handshake running, Hello awaited), in total and per source IP address. A connection at
+    // the per-source limit takes the place of its source's oldest pending connection, so that
+    // idle connections from a neighbour behind the same address (or NAT) never keep a client
+    // that authenticates out. At the total
     // limit a newcomer from a source holding fewer than the busiest source (less one) takes the
     // place of the busiest source's oldest pending connection; one from a source that already
     // holds as many is closed at once. So a flood from some addresses cannot lock out a client

@@ -7,6 +7,7 @@
 
 #include "fabric/address.h"
 #include "fabric/fabric_error.h"
+#include "fabric/port_sockets.h"
 
 namespace rpmem::fabric {
 
@@ -53,6 +54,15 @@ Result<void> PassiveEndpoint::reject(const ConnectionRequest& request,
     if (ret != 0)
         return fail(fabric_error(ret, "fi_reject", request.peer));
     return {};
+}
+
+void PassiveEndpoint::stop_listening() noexcept {
+    auto sockets = tcp_sockets();
+    if (!sockets)
+        return;
+    for (const PortSocket& socket : *sockets)
+        if (socket.listening && socket.local_port == port_)
+            (void)shut_down(socket);
 }
 
 } // namespace rpmem::fabric

@@ -32,6 +32,11 @@ public:
     Result<void> reject(const ConnectionRequest& request,
                         std::span<const std::byte> private_data = {});
 
+    // Stops taking connections: the listening socket is shut down, so the provider's next accept
+    // fails (and it carries on); requests accepted before still arrive. The first step of
+    // closing a tcp listener safely (port_sockets.h).
+    void stop_listening() noexcept;
+
     const std::string& address() const noexcept { return address_; } // "127.0.0.1:41234"
     std::uint16_t port() const noexcept { return port_; }
     fid_pep* get() const noexcept { return pep_.get(); }

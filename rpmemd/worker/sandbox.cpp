@@ -315,6 +315,9 @@ constexpr Allowed kAllowed[] = {
     RPMEM_ALLOW(setsockopt),
     RPMEM_ALLOW(getsockopt),
     RPMEM_ALLOW(shutdown),
+    // The data ports' doorkeeper (rpmemd/lane_gate.h) lists /proc/self/fd to find connections
+    // the provider holds without a lane binding.
+    RPMEM_ALLOW(getdents64),
     RPMEM_ALLOW(sendto),
     RPMEM_ALLOW(recvfrom),
     RPMEM_ALLOW(sendmsg),

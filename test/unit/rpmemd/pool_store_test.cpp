@@ -16,6 +16,7 @@
 #include "poolset/parser.h"
 #include "poolset/pool_header.h"
 #include "poolset/pool_mapping.h"
+#include "rpmemd/pool_owner_file.h"
 #include "rpmemd/pool_set_file.h"
 #include "rpmemd/pool_store.h"
 #include "rpmemd/status_error.h"
@@ -329,7 +330,7 @@ TEST_CASE("each store failure answers with its status") {
     }
 }
 
-TEST_CASE("a pool in use is busy for every other create, open and remove") {
+TEST_CASE("a pool in use is busy for every other create, open and remove of its identity") {
     TempDir dir;
     PoolStore store = store_in(dir);
     auto attributes = test::pmemobj_attributes();
@@ -339,14 +340,17 @@ TEST_CASE("a pool in use is busy for every other create, open and remove") {
 
     auto pool = store.create({"a", "pool.set", 0, 1}, attributes);
     REQUIRE(pool);
-    CHECK(status_of_failure(store.open({"b", "pool.set", 0, 2})) == Status::busy);
-    CHECK(status_of_failure(store.create({"b", "pool.set", 0, 2}, attributes)) == Status::busy);
-    CHECK(status_of_failure(store.remove("b", "pool.set", {true, false})) == Status::busy);
-    CHECK_THAT(store.open({"b", "pool.set", 0, 2}).error().message(), Catch::Contains("session 1"));
-    CHECK(status_of_failure(store.open({"b", "alias.set", 0, 2})) == Status::busy);
+    CHECK(status_of_failure(store.open({"a", "pool.set", 0, 2})) == Status::busy);
+    CHECK(status_of_failure(store.create({"a", "pool.set", 0, 2}, attributes)) == Status::busy);
+    CHECK(status_of_failure(store.remove("a", "pool.set", {true, false})) == Status::busy);
+    CHECK_THAT(store.open({"a", "pool.set", 0, 2}).error().message(), Catch::Contains("session 1"));
+    // The alias is nobody's set: refused before its lock is looked at.
+    CHECK(status_of_failure(store.open({"a", "alias.set", 0, 2})) == Status::no_exist);
+    // Another identity is not even told that it is in use.
+    CHECK(status_of_failure(store.open({"b", "pool.set", 0, 2})) == Status::no_exist);
     // A second daemon process (here: a second store) meets the part files' flock.
     PoolStore other = store_in(dir);
-    CHECK(status_of_failure(other.open({"b", "pool.set", 0, 2})) == Status::busy);
+    CHECK(status_of_failure(other.open({"a", "pool.set", 0, 2})) == Status::busy);
     // The registry lists it.
     auto in_use = store.pools_in_use();
     REQUIRE(in_use.size() == 1);
@@ -355,7 +359,7 @@ TEST_CASE("a pool in use is busy for every other create, open and remove") {
 
     REQUIRE(store.close(std::move(*pool), false));
     CHECK(store.pools_in_use().empty());
-    CHECK(store.open({"b", "pool.set", 0, 2}));
+    CHECK(store.open({"a", "pool.set", 0, 2}));
 }
 
 TEST_CASE("set_attributes rewrites the headers; open returns the new attributes") {
@@ -394,6 +398,7 @@ TEST_CASE("close with remove and remove delete the parts, and the set file when 
         CHECK_FALSE(exists(dir / "pool.0"));
         CHECK_FALSE(exists(dir / "pool.1"));
         CHECK(exists(set_file));
+        CHECK_FALSE(exists(set_file + ".rpmem-owner"));
         CHECK(store.pools_in_use().empty());
     }
     SECTION("remove, force and the set file") {
@@ -403,7 +408,10 @@ TEST_CASE("close with remove and remove delete the parts, and the set file when 
         REQUIRE(store.remove("a", "pool.set", {true, false}));
         CHECK_FALSE(exists(dir / "pool.0"));
         CHECK(exists(set_file));
-        REQUIRE(store.remove("a", "pool.set", {true, true}));
+        CHECK_FALSE(exists(set_file + ".rpmem-owner"));
+        // Nobody's now: only the operator's local removal (rpmemd --remove) takes it.
+        CHECK(status_of_failure(store.remove("a", "pool.set", {true, true})) == Status::no_exist);
+        REQUIRE(store.remove("", "pool.set", {true, true}));
         CHECK_FALSE(exists(set_file));
         CHECK(status_of_failure(store.remove("a", "pool.set", {true, true})) == Status::no_exist);
     }
@@ -433,4 +441,82 @@ TEST_CASE("a client identity may have its own pool set directory") {
     auto in_use = store.pools_in_use();
     REQUIRE(in_use.size() == 1);
     CHECK(in_use[0].directory == dir / "bob");
+}
+
+TEST_CASE("each pool set is its creator's: others get the answer of a missing set") {
+    TempDir dir;
+    PoolStore store = store_in(dir);
+    auto attributes = test::pmemobj_attributes();
+    std::string set_file = dir.write("sets/pool.set", test::pool_set_text(dir.path(), "pool", 1));
+    REQUIRE(store.close(*store.create({"alice", "pool.set", 0, 1}, attributes), false));
+    CHECK_THAT(dir.read("sets/pool.set.rpmem-owner"), Catch::Contains("owner = 616c696365"));
+
+    auto messages = [&] {
+        std::vector<std::pair<Status, std::string>> seen;
+        for (const Error& error : {store.open({"bob", "pool.set", 0, 2}).error(),
+                                   store.create({"bob", "pool.set", 0, 2}, attributes).error(),
+                                   store.remove("bob", "pool.set", {true, true}).error()})
+            seen.emplace_back(reply_status_for(error), error.message());
+        return seen;
+    };
+    auto refused = messages();
+    std::filesystem::rename(set_file, set_file + ".away");
+    auto missing = messages();
+    std::filesystem::rename(set_file + ".away", set_file);
+    CHECK(refused == missing);
+    CHECK(missing[0].first == Status::no_exist);
+    CHECK(exists(set_file));
+    CHECK(exists(dir / "pool.0"));
+    CHECK(store.open({"alice", "pool.set", 0, 2}));
+}
+
+TEST_CASE("a pool set with no owner recorded is refused, or adopted when configured") {
+    TempDir dir;
+    auto attributes = test::pmemobj_attributes();
+    std::string set_file = dir.write("sets/pool.set", test::pool_set_text(dir.path(), "pool", 1));
+    {
+        PoolStore store = store_in(dir);
+        REQUIRE(store.close(*store.create({"alice", "pool.set", 0, 1}, attributes), false));
+    }
+    // As a pool made before owners were recorded.
+    std::filesystem::remove(set_file + ".rpmem-owner");
+
+    SECTION("refused by default, to every identity") {
+        PoolStore store = store_in(dir);
+        CHECK(status_of_failure(store.open({"alice", "pool.set", 0, 2})) == Status::no_exist);
+        CHECK(status_of_failure(store.remove("alice", "pool.set", {})) == Status::no_exist);
+        // A create records its creator, and refuses the data that is there.
+        CHECK(status_of_failure(store.create({"alice", "pool.set", 0, 2}, attributes)) ==
+              Status::exists);
+        CHECK_FALSE(exists(set_file + ".rpmem-owner"));
+    }
+    SECTION("unowned-pool-sets = adopt: the first identity to open it owns it") {
+        PoolStore store((dir.path() / "sets").string(), {}, default_resolve_method(),
+                        PoolTenancy{{}, true});
+        auto opened = store.open({"alice", "pool.set", 0, 2});
+        REQUIRE(opened);
+        REQUIRE(store.close(std::move(*opened), false));
+        CHECK_THAT(dir.read("sets/pool.set.rpmem-owner"), Catch::Contains("owner = 616c696365"));
+        CHECK(status_of_failure(store.open({"bob", "pool.set", 0, 2})) == Status::no_exist);
+    }
+    SECTION("a shared set needs no owner") {
+        PoolTenancy tenancy;
+        tenancy.shared["pool.set"] = {"alice", "bob"};
+        PoolStore store((dir.path() / "sets").string(), {}, default_resolve_method(), tenancy);
+        CHECK(store.open({"bob", "pool.set", 0, 2}));
+        CHECK(status_of_failure(store.open({"carol", "pool.set", 0, 3})) == Status::no_exist);
+    }
+}
+
+TEST_CASE("the owner record round-trips any identity and refuses malformed files") {
+    for (std::string identity : {std::string("alice"), std::string("a b\nc\x01\xff=#", 9)}) {
+        auto parsed = parse_pool_owner(format_pool_owner(identity), "f");
+        REQUIRE(parsed);
+        CHECK(*parsed == identity);
+    }
+    CHECK_FALSE(parse_pool_owner("", "f"));
+    CHECK_FALSE(parse_pool_owner("owner = 6", "f"));
+    CHECK_FALSE(parse_pool_owner("owner = zz", "f"));
+    CHECK_FALSE(parse_pool_owner("owner = 61\nowner = 62\n", "f"));
+    CHECK_FALSE(parse_pool_owner("who = 61\n", "f"));
 }
