@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -458,10 +459,19 @@ Result<SandboxReport> enter_sandbox(const SandboxOptions& options) {
     if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
         return fail(Error::from_errno(errno, "entering the sandbox: clearing dumpable"));
 
+    const pid_t supervisor = ::getppid();
     auto dropped = drop_privileges(options);
     if (!dropped)
         return fail(std::move(dropped.error()).add_context("entering the sandbox"));
     report.dropped_privileges = *dropped;
+    // A change of credentials clears the parent-death signal: arm it again, or a killed
+    // supervisor leaves this worker holding its pool files (and their locks) for a restarted one.
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+        return fail(
+            Error::from_errno(errno, "entering the sandbox: setting the parent-death signal"));
+    if (::getppid() != supervisor)
+        return fail(ESRCH, "entering the sandbox: the supervisor ended while the worker dropped "
+                           "its privileges");
 
     if (auto closed = close_other_fds(options.keep_fds); !closed)
         return fail(std::move(closed.error()).add_context("entering the sandbox"));

@@ -96,9 +96,9 @@ struct Fixture {
         config.poolset_dir = dir / "sets";
         config.max_lanes = 4;
         config.allowed_providers = {"tcp", "sockets"};
-        // These tests hand one pool from session to session, of two identities: they share it
+        // These tests hand one pool from session to session, of several identities: they share it
         // explicitly (each identity's sets are its own by default; tenancy_test covers that).
-        config.tenancy.shared["pool.set"] = {"alice", "bob"};
+        config.tenancy.shared["pool.set"] = {"alice", "bob", "carol", "dave"};
         store.emplace(config.poolset_dir, config.client_poolset_dirs, default_resolve_method(),
                       config.tenancy);
         services.emplace(SessionServices{config, *store, test_factory(record), directory, events,
