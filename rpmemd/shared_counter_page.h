@@ -10,9 +10,9 @@
 
 namespace rpmem::daemon {
 
-// One session's DataPathCounterPage in a memfd: the supervisor creates it and passes the
-// descriptor to the session's worker, which maps it too and counts there; the supervisor reads
-// it for status and /metrics, also after the worker has gone. Owns the descriptor and the
+// One session's DataPathCounterPage in a memfd (its second page): the supervisor creates it and
+// passes the descriptor to the session's worker, which maps it too and counts there; the supervisor
+// reads it for status and /metrics, also after the worker has gone. Owns the descriptor and the
 // mapping.
 class SharedCounterPage {
 public:

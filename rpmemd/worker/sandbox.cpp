@@ -20,6 +20,7 @@
 #include <seccomp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -358,7 +359,7 @@ Result<void> add_rule(scmp_filter_ctx filter, std::uint32_t action, int number, 
     return {};
 }
 
-Result<void> install_system_call_filter() {
+Result<void> install_system_call_filter(bool map_part_starts) {
     // The default is an error, not SCMP_ACT_KILL_PROCESS: a hostile call is refused either way,
     // and a benign call that is missing from the list (a new glibc or libfabric version, an
     // error path never measured) fails loudly with EPERM in a log line instead of killing the
@@ -391,12 +392,27 @@ Result<void> install_system_call_filter() {
         return added;
 
     // No new executable memory: the code the worker runs is mapped before the sandbox.
-    for (auto [number, name] :
-         {std::pair{SCMP_SYS(mmap), "mmap"}, std::pair{SCMP_SYS(mprotect), "mprotect"}}) {
-        if (auto added =
-                add_rule(filter.get(), allow, number, name, {masked_equal(2, PROT_EXEC, 0)});
+    const scmp_arg_cmp not_executable = masked_equal(2, PROT_EXEC, 0);
+    if (auto added =
+            add_rule(filter.get(), allow, SCMP_SYS(mprotect), "mprotect", {not_executable});
+        !added)
+        return added;
+    if (map_part_starts) {
+        if (auto added = add_rule(filter.get(), allow, SCMP_SYS(mmap), "mmap", {not_executable});
             !added)
             return added;
+    } else {
+        // Nor a header made writable: a shared mapping of a file starts at or past the header
+        // page. Private mappings (copy on write) and anonymous ones go anywhere. mremap cannot
+        // move a mapping to a lower file offset; remap_file_pages is not allowed.
+        for (scmp_arg_cmp where :
+             {masked_equal(3, MAP_SHARED, 0), masked_equal(3, MAP_ANONYMOUS, MAP_ANONYMOUS),
+              scmp_arg_cmp{5, SCMP_CMP_GE, kHeaderGuard, 0}}) {
+            if (auto added =
+                    add_rule(filter.get(), allow, SCMP_SYS(mmap), "mmap", {not_executable, where});
+                !added)
+                return added;
+        }
     }
 
     // Opening for reading only, even where Landlock is unavailable: no write access, no
@@ -473,6 +489,14 @@ Result<SandboxReport> enter_sandbox(const SandboxOptions& options) {
         return fail(ESRCH, "entering the sandbox: the supervisor ended while the worker dropped "
                            "its privileges");
 
+    // No write(2) reaches a regular file (a pool part's header above all; sockets, pipes and
+    // stderr are not files): the kernel checks the size limit on every write, before seccomp
+    // could be asked which descriptor it is. EFBIG, not a fatal SIGXFSZ.
+    std::signal(SIGXFSZ, SIG_IGN);
+    const rlimit no_file_writes{0, 0};
+    if (::setrlimit(RLIMIT_FSIZE, &no_file_writes) != 0)
+        return fail(Error::from_errno(errno, "entering the sandbox: limiting file writes"));
+
     if (auto closed = close_other_fds(options.keep_fds); !closed)
         return fail(std::move(closed.error()).add_context("entering the sandbox"));
 
@@ -487,7 +511,7 @@ Result<SandboxReport> enter_sandbox(const SandboxOptions& options) {
     }
 
     if (options.filter_system_calls) {
-        if (auto filtered = install_system_call_filter(); !filtered)
+        if (auto filtered = install_system_call_filter(options.map_part_starts); !filtered)
             return fail(std::move(filtered.error()).add_context("entering the sandbox"));
         report.seccomp = true;
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,7 +45,16 @@ struct SandboxOptions {
     std::vector<std::string> read_only_paths;
     // The seccomp allow-list of sandbox.cpp; off only for diagnosing a worker.
     bool filter_system_calls = true;
+    // The filter refuses shared mappings of a file below kHeaderGuard, where a pool part keeps
+    // its header, so that a worker driven by an exploit cannot map a header writable (it can
+    // neither write(2) one: see enter_sandbox). Set only for a worker that serves pool sets
+    // whose later parts have no header (SINGLEHDR, NOHDRS): those map from offset 0, which the
+    // filter cannot tell from part 0's header.
+    bool map_part_starts = false;
 };
+
+// The bytes at the start of a pool part that hold its header (kHeaderSize of poolset).
+inline constexpr std::uint64_t kHeaderGuard = 4096;
 
 // What enter_sandbox could apply, for the caller to log once.
 struct SandboxReport {
@@ -54,9 +64,11 @@ struct SandboxReport {
     bool dropped_privileges = false; // uid/gid were switched away from root
 };
 
-// Applies, in this order: no_new_privs, not dumpable, the privilege drop, closing descriptors,
-// Landlock, seccomp. A kernel without Landlock is not an error (see the report); every other
-// failure is, and leaves the process in an unknown state: the caller must exit.
+// Applies, in this order: no_new_privs, not dumpable, the privilege drop, no writes to regular
+// files (RLIMIT_FSIZE 0, hard: write(2) on a pool part or any other file fails with EFBIG; the
+// data path writes pools through their mappings only), closing descriptors, Landlock, seccomp. A
+// kernel without Landlock is not an error (see the report); every other failure is, and leaves the
+// process in an unknown state: the caller must exit.
 Result<SandboxReport> enter_sandbox(const SandboxOptions& options);
 
 // rpmemd's config keys `user` and `group`: a name from the system's databases (NSS) or a

@@ -41,15 +41,17 @@ Result<std::unique_ptr<SegmentPool>> SegmentPool::map(const protocol::WorkerStar
                    fds[segment.fd_index].get(), static_cast<off_t>(segment.file_offset + skip));
         if (got == MAP_FAILED)
             return fail(Error::from_errno(
-                errno,
-                fmt::format("mapping {} bytes of part descriptor {} at pool offset {}",
-                            segment.length - skip, segment.fd_index, segment.pool_offset + skip)));
+                errno, fmt::format("mapping {} bytes of part descriptor {} at pool offset {} "
+                                   "(file offset {})",
+                                   segment.length - skip, segment.fd_index,
+                                   segment.pool_offset + skip, segment.file_offset + skip)));
         mapped += segment.length;
     }
     if (mapped != start.pool_size)
         return fail(EINVAL, fmt::format("the segments cover {} of the pool's {} bytes", mapped,
                                         start.pool_size));
-    pool->fds_ = std::move(fds);
+    // The descriptors close here: the mappings keep the files, and a worker that holds no part
+    // descriptor has none to map or write a header through, should an exploit drive it.
     return pool;
 }
 

@@ -18,8 +18,8 @@ namespace rpmem::daemon {
 // MAP_SHARED into one reserved range at the offsets the supervisor's own mapping has, except
 // the first `data_offset` bytes (the pool header), which stay an inaccessible reservation: no
 // code of the worker, and no RMA however its bounds are forged, can write the header. Owns the
-// descriptors and the mapping. persist() flushes (pmem_persist) or msyncs as the supervisor
-// found the pool to be. Immutable after creation, so thread-safe.
+// mapping; the descriptors are closed once mapped. persist() flushes (pmem_persist) or msyncs as
+// the supervisor found the pool to be. Immutable after creation, so thread-safe.
 class SegmentPool final : public persist::TargetPool {
 public:
     static Result<std::unique_ptr<SegmentPool>> map(const protocol::WorkerStart& start,
@@ -34,7 +34,6 @@ public:
 private:
     SegmentPool() = default;
 
-    std::vector<poolset::UniqueFd> fds_; // parent of the mapping
     poolset::MappedRange range_;
     std::uint64_t data_offset_ = 0;
     bool is_pmem_ = false;

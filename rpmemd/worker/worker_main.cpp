@@ -78,6 +78,8 @@ Result<WorkerArguments> parse_arguments(int argc, char** argv) {
             parsed.responders = static_cast<unsigned>(std::min<unsigned long>(*threads, 256));
         } else if (arg == "--no-sandbox") {
             parsed.use_sandbox = false;
+        } else if (arg == "--map-part-starts") {
+            parsed.sandbox.map_part_starts = true;
         } else {
             return fail(EINVAL, fmt::format("unknown worker option '{}'", arg));
         }
@@ -259,8 +261,10 @@ int run_worker(int argc, char** argv) {
         }
         if (entered->landlock_abi == 0)
             spdlog::info("sandbox without Landlock: {}", entered->landlock_note);
-        spdlog::debug("sandboxed: landlock ABI {}, seccomp {}, ids dropped {}",
-                      entered->landlock_abi, entered->seccomp, entered->dropped_privileges);
+        spdlog::debug("sandboxed: landlock ABI {}, seccomp {}, ids dropped {}, headers {}",
+                      entered->landlock_abi, entered->seccomp, entered->dropped_privileges,
+                      options.map_part_starts ? "mappable (sets with headerless parts)"
+                                              : "out of reach");
     }
     WorkerSessions sessions(socket, arguments->responders);
     return sessions.serve();

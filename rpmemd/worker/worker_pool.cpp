@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "base/log_text.h"
+#include "rpmemd/worker/sandbox.h"
 
 namespace rpmem::daemon {
 
@@ -65,11 +66,11 @@ private:
 };
 
 WorkerPool::~WorkerPool() {
-    std::map<std::string, std::shared_ptr<Worker>> workers;
+    std::map<WorkerKey, std::shared_ptr<Worker>> workers;
     std::vector<std::shared_ptr<Worker>> dead;
     {
         const std::lock_guard lock(mutex_);
-        workers.swap(by_identity_);
+        workers.swap(by_key_);
         dead.swap(graveyard_);
     }
     // Ended here, unlocked: their exit reaches on_worker_exit, which finds nothing to do.
@@ -81,10 +82,10 @@ void WorkerPool::sweep() {
         const std::lock_guard lock(mutex_);
         ending.swap(graveyard_);
         const auto now = std::chrono::steady_clock::now();
-        for (auto it = by_identity_.begin(); it != by_identity_.end();) {
+        for (auto it = by_key_.begin(); it != by_key_.end();) {
             if (it->second->sessions.empty() && now - it->second->idle_since >= kWorkerLinger) {
                 ending.push_back(std::move(it->second));
-                it = by_identity_.erase(it);
+                it = by_key_.erase(it);
             } else {
                 ++it;
             }
@@ -124,21 +125,32 @@ Result<std::unique_ptr<DataPlane>> WorkerPool::start(const DataPlaneRequest& req
         start.counters_page = true;
         fds.push_back(request.counters->fd());
     }
+    // A segment whose mapping would begin in a part's first page: a headerless later part.
+    const bool maps_part_starts = std::ranges::any_of(start.segments, [&](const auto& segment) {
+        const std::uint64_t skip =
+            segment.pool_offset < start.data_offset
+                ? std::min(segment.length, start.data_offset - segment.pool_offset)
+                : 0;
+        return skip < segment.length && segment.file_offset + skip < kHeaderGuard;
+    });
+    const WorkerKey key{request.identity, maps_part_starts};
 
     std::shared_ptr<Worker> worker;
     {
         const std::lock_guard lock(mutex_);
         start.session_id = next_session_++;
-        auto& slot = by_identity_[request.identity];
+        auto& slot = by_key_[key];
         if (!slot) {
             auto made = std::make_shared<Worker>();
+            WorkerLaunch launch = launch_;
+            launch.map_part_starts = maps_part_starts;
             auto process = WorkerProcess::spawn(
-                launch_, fmt::format("worker for '{}'", escape_for_log(request.identity)),
-                [this, identity = request.identity, raw = made.get()](const Error& why) {
-                    on_worker_exit(identity, raw, why);
-                });
+                launch,
+                fmt::format("{}worker for '{}'", maps_part_starts ? "headerless-parts " : "",
+                            escape_for_log(request.identity)),
+                [this, key, raw = made.get()](const Error& why) { on_worker_exit(key, raw, why); });
             if (!process) {
-                by_identity_.erase(request.identity);
+                by_key_.erase(key);
                 return fail(std::move(process.error()).add_context(request.session_name));
             }
             made->process = std::move(*process);
@@ -166,8 +178,8 @@ Result<std::unique_ptr<DataPlane>> WorkerPool::start(const DataPlaneRequest& req
 
     {
         const std::lock_guard lock(mutex_);
-        auto found = by_identity_.find(request.identity);
-        if (found == by_identity_.end() || found->second != worker) {
+        auto found = by_key_.find(key);
+        if (found == by_key_.end() || found->second != worker) {
             // It died right after answering: the loss was reported before we could listen.
             worker->sessions.erase(start.session_id);
             return fail(ECONNRESET,
@@ -197,20 +209,19 @@ void WorkerPool::forget(const std::shared_ptr<Worker>& worker, std::uint64_t ses
     sweep();
 }
 
-void WorkerPool::on_worker_exit(const std::string& identity, const Worker* worker,
-                                const Error& why) {
+void WorkerPool::on_worker_exit(const WorkerKey& key, const Worker* worker, const Error& why) {
     std::vector<std::function<void(const Error&)>> lost;
     {
         const std::lock_guard lock(mutex_);
-        auto found = by_identity_.find(identity);
-        if (found != by_identity_.end() && found->second.get() == worker) {
+        auto found = by_key_.find(key);
+        if (found != by_key_.end() && found->second.get() == worker) {
             for (auto& [session, on_lost] : found->second->sessions) {
                 if (on_lost)
                     lost.push_back(on_lost);
             }
             // Not ended here (this is its monitor thread): the next sweep does.
             graveyard_.push_back(std::move(found->second));
-            by_identity_.erase(found);
+            by_key_.erase(found);
         }
     }
     for (auto& on_lost : lost)
@@ -219,7 +230,7 @@ void WorkerPool::on_worker_exit(const std::string& identity, const Worker* worke
 
 std::size_t WorkerPool::worker_count() const {
     const std::lock_guard lock(mutex_);
-    return by_identity_.size();
+    return by_key_.size();
 }
 
 } // namespace rpmem::daemon

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/error.h"
@@ -24,7 +25,9 @@ namespace rpmem::daemon {
 // and runs the fabric target there; stop() of the returned DataPlane fences in the worker (or
 // kills it) before it returns. A worker that dies ends only its own identity's sessions: each
 // gets its on_lost call with the worker's exit reason, and the identity's next session starts
-// a new worker. Thread-safe.
+// a new worker. An identity with pool sets whose later parts have no header (SINGLEHDR,
+// NOHDRS, in more than one part) gets a second worker for those: only it may map a part from
+// offset 0, which elsewhere the sandbox refuses to keep headers out of reach. Thread-safe.
 class WorkerPool {
 public:
     explicit WorkerPool(WorkerLaunch launch)
@@ -45,14 +48,16 @@ public:
 private:
     friend class WorkerDataPlane;
     void forget(const std::shared_ptr<Worker>& worker, std::uint64_t session);
-    void on_worker_exit(const std::string& identity, const Worker* worker, const Error& why);
+    // A worker is one identity's, for pool sets that need part starts mapped or not.
+    using WorkerKey = std::pair<std::string, bool>;
+    void on_worker_exit(const WorkerKey& key, const Worker* worker, const Error& why);
     // Ends the workers idle for longer than kWorkerLinger and those already dead, outside the
     // lock (ending one waits for its exit).
     void sweep();
 
     const WorkerLaunch launch_;
     mutable std::mutex mutex_;
-    std::map<std::string, std::shared_ptr<Worker>> by_identity_; // live workers, busy or idle
+    std::map<WorkerKey, std::shared_ptr<Worker>> by_key_; // live workers, busy or idle
     // Dead workers taken out of the map on their monitor thread, which must not end them.
     std::vector<std::shared_ptr<Worker>> graveyard_;
     std::uint64_t next_session_ = 1;

@@ -89,6 +89,8 @@ WorkerProcess::spawn(const WorkerLaunch& launch, std::string name, ExitObserver 
     }
     if (!launch.sandbox)
         args.emplace_back("--no-sandbox");
+    if (launch.map_part_starts)
+        args.emplace_back("--map-part-starts");
     if (launch.responders != 0)
         args.insert(args.end(), {"--responders", std::to_string(launch.responders)});
     std::vector<char*> argv;

@@ -26,7 +26,10 @@ struct WorkerLaunch {
     std::string log_level = "warning"; // spdlog's level name
     std::optional<uid_t> uid;          // drop to these in the worker (config user/group)
     std::optional<gid_t> gid;
-    bool sandbox = true;     // false only for debugging (config key)
+    bool sandbox = true; // false only for debugging (config key)
+    // The worker may map pool parts from offset 0 (SandboxOptions::map_part_starts): set per
+    // worker by WorkerPool, for pool sets whose later parts have no header.
+    bool map_part_starts = false;
     unsigned responders = 0; // responder threads at most (config nthreads); 0: one per CPU
     std::chrono::milliseconds reply_timeout{10'000}; // a worker slower than this is killed
 };

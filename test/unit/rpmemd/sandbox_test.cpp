@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include <catch2/catch.hpp>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "rpmemd/worker/sandbox.h"
@@ -111,27 +113,25 @@ TEST_CASE("a sandbox is refused once a thread runs", "[sandbox]") {
     }));
 }
 
-TEST_CASE("a pool fd received over the supervisor's socket maps, persists and unmaps",
-          "[sandbox][seccomp]") {
+namespace {
+
+constexpr std::size_t kPage = 4096;
+
+// A part file of a header page ("HEADER") and a data page, and a socket pair whose first end
+// already carries a descriptor of it, as the supervisor sends one before a worker takes it.
+struct PartInFlight {
     TempDir dir;
-    const std::string part = dir / "part";
-    constexpr std::size_t kSize = 2 * 4096;
-    {
+    std::string part = dir / "part";
+    int pair[2] = {-1, -1};
+
+    PartInFlight() {
         int fd = ::open(part.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         REQUIRE(fd >= 0);
-        REQUIRE(::ftruncate(fd, kSize) == 0);
+        REQUIRE(::ftruncate(fd, 2 * kPage) == 0);
+        REQUIRE(::pwrite(fd, "HEADER", 6, 0) == 6);
         ::close(fd);
-    }
-    int pair[2];
-    REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) == 0);
-    const int worker_end = pair[1];
-    SandboxOptions options;
-    options.keep_fds = {worker_end};
-
-    // The part's fd is in flight on the socket before the child starts; the child takes it
-    // (recvmsg) only once it is sandboxed, as a worker does.
-    {
-        int fd = ::open(part.c_str(), O_RDWR | O_CLOEXEC);
+        REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) == 0);
+        fd = ::open(part.c_str(), O_RDWR | O_CLOEXEC);
         REQUIRE(fd >= 0);
         alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
         char byte = 'p';
@@ -149,8 +149,14 @@ TEST_CASE("a pool fd received over the supervisor's socket maps, persists and un
         REQUIRE(::sendmsg(pair[0], &message, 0) == 1);
         ::close(fd);
     }
+    ~PartInFlight() {
+        ::close(pair[0]);
+        ::close(pair[1]);
+    }
+    int worker_end() const { return pair[1]; }
 
-    expect_success(run_sandboxed(options, [&](const SandboxReport&) -> std::string {
+    // In the sandboxed child: the descriptor (recvmsg), or -1 with `failure` set.
+    int receive(std::string& failure) const {
         alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
         char byte = 0;
         iovec vector{&byte, 1};
@@ -159,35 +165,131 @@ TEST_CASE("a pool fd received over the supervisor's socket maps, persists and un
         message.msg_iovlen = 1;
         message.msg_control = control;
         message.msg_controllen = sizeof control;
-        if (::recvmsg(worker_end, &message, MSG_CMSG_CLOEXEC) != 1)
-            return fmt::format("recvmsg: {}", std::strerror(errno));
+        if (::recvmsg(worker_end(), &message, MSG_CMSG_CLOEXEC) != 1) {
+            failure = fmt::format("recvmsg: {}", std::strerror(errno));
+            return -1;
+        }
         cmsghdr* header = CMSG_FIRSTHDR(&message);
-        if (header == nullptr || header->cmsg_type != SCM_RIGHTS)
-            return "no fd arrived";
+        if (header == nullptr || header->cmsg_type != SCM_RIGHTS) {
+            failure = "no fd arrived";
+            return -1;
+        }
         int fd = -1;
         std::memcpy(&fd, CMSG_DATA(header), sizeof fd);
-        // Reserve a range, then map the part into it, as the worker does with a pool's parts.
-        void* range = ::mmap(nullptr, 4 * kSize, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return fd;
+    }
+
+    // The file's first page and the start of its second, as text up to the first NUL.
+    std::pair<std::string, std::string> contents() const {
+        std::string header(kPage, '\0');
+        std::string data(kPage, '\0');
+        int fd = ::open(part.c_str(), O_RDONLY | O_CLOEXEC);
+        REQUIRE(fd >= 0);
+        REQUIRE(::pread(fd, header.data(), kPage, 0) == static_cast<ssize_t>(kPage));
+        REQUIRE(::pread(fd, data.data(), kPage, kPage) == static_cast<ssize_t>(kPage));
+        ::close(fd);
+        return {header.c_str(), data.c_str()};
+    }
+};
+
+} // namespace
+
+TEST_CASE("a pool fd received over the supervisor's socket maps past its header, persists and "
+          "unmaps",
+          "[sandbox][seccomp]") {
+    PartInFlight flight;
+    SandboxOptions options;
+    options.keep_fds = {flight.worker_end()};
+    // The child takes the descriptor only once it is sandboxed, as a worker does.
+    expect_success(run_sandboxed(options, [&](const SandboxReport&) -> std::string {
+        std::string failure;
+        int fd = flight.receive(failure);
+        if (fd < 0)
+            return failure;
+        // Reserve a range, then map the part's data into it, as the worker does with a pool.
+        void* range = ::mmap(nullptr, 4 * kPage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (range == MAP_FAILED)
             return fmt::format("reserving: {}", std::strerror(errno));
-        void* mapped = ::mmap(range, kSize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
-        if (mapped != range)
+        void* want = static_cast<char*>(range) + kPage;
+        void* mapped = ::mmap(want, kPage, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+                              static_cast<off_t>(kPage));
+        if (mapped != want)
             return fmt::format("mapping the part: {}", std::strerror(errno));
         ::close(fd);
         std::memcpy(mapped, "persisted", 10);
-        if (::msync(mapped, kSize, MS_SYNC) != 0)
+        if (::msync(mapped, kPage, MS_SYNC) != 0)
             return fmt::format("msync: {}", std::strerror(errno));
         RETURN_IF(expect_errno("mprotect to executable",
-                               ::mprotect(mapped, kSize, PROT_READ | PROT_EXEC), EPERM));
-        if (::munmap(range, 4 * kSize) != 0)
+                               ::mprotect(mapped, kPage, PROT_READ | PROT_EXEC), EPERM));
+        if (::munmap(range, 4 * kPage) != 0)
             return fmt::format("munmap: {}", std::strerror(errno));
         return "";
     }));
-    ::close(pair[0]);
-    ::close(pair[1]);
-    std::string text;
-    CHECK(read_file(part, text).empty());
-    CHECK(std::string(text.c_str()) == "persisted");
+    CHECK(flight.contents() == std::pair<std::string, std::string>{"HEADER", "persisted"});
+}
+
+TEST_CASE("a part descriptor cannot reach its header: no write, no shared map of the first page",
+          "[sandbox][seccomp]") {
+    PartInFlight flight;
+    SandboxOptions options;
+    options.keep_fds = {flight.worker_end()};
+    // What an exploit of the worker would try with the descriptor it was sent.
+    expect_success(run_sandboxed(options, [&](const SandboxReport&) -> std::string {
+        std::string failure;
+        int fd = flight.receive(failure);
+        if (fd < 0)
+            return failure;
+        constexpr char kEvil[] = "EVILHDR!";
+        // The descriptor's offset is 0: write(2) would land on the header.
+        RETURN_IF(expect_errno("write", ::write(fd, kEvil, 8), EFBIG));
+        RETURN_IF(expect_errno("pwrite at 0", ::pwrite(fd, kEvil, 8, 0), EPERM));
+        iovec vector{const_cast<char*>(kEvil), 8};
+        RETURN_IF(expect_errno("writev", ::writev(fd, &vector, 1), EPERM));
+        RETURN_IF(expect_errno("pwritev at 0", ::pwritev(fd, &vector, 1, 0), EPERM));
+        RETURN_IF(expect_errno("lseek", ::lseek(fd, 0, SEEK_SET), EPERM));
+        RETURN_IF(expect_errno("ftruncate", ::ftruncate(fd, 0), EPERM));
+        RETURN_IF(expect_errno("fallocate punching the header",
+                               ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 8),
+                               EPERM));
+        for (int shared : {MAP_SHARED, MAP_SHARED_VALIDATE}) {
+            void* header = ::mmap(nullptr, kPage, PROT_READ | PROT_WRITE, shared, fd, 0);
+            RETURN_IF(
+                expect_errno("a shared map at offset 0", header == MAP_FAILED ? -1 : 0, EPERM));
+        }
+        // A private map of it is allowed (a copy: writes stay in this process).
+        void* copy = ::mmap(nullptr, kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+        if (copy == MAP_FAILED)
+            return fmt::format("a private map at offset 0: {}", std::strerror(errno));
+        if (std::memcmp(copy, "HEADER", 6) != 0)
+            return "the private map does not show the header";
+        std::memcpy(copy, kEvil, 8);
+        ::munmap(copy, kPage);
+        return "";
+    }));
+    CHECK(flight.contents() == std::pair<std::string, std::string>{"HEADER", ""});
+}
+
+TEST_CASE("a worker for headerless later parts may map a part from offset 0",
+          "[sandbox][seccomp]") {
+    PartInFlight flight;
+    SandboxOptions options;
+    options.keep_fds = {flight.worker_end()};
+    options.map_part_starts = true;
+    expect_success(run_sandboxed(options, [&](const SandboxReport&) -> std::string {
+        std::string failure;
+        int fd = flight.receive(failure);
+        if (fd < 0)
+            return failure;
+        void* start = ::mmap(nullptr, kPage, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (start == MAP_FAILED)
+            return fmt::format("a shared map at offset 0: {}", std::strerror(errno));
+        std::memcpy(start, "PART-1", 6);
+        ::munmap(start, kPage);
+        // Still no write(2) to a file.
+        RETURN_IF(expect_errno("write", ::write(fd, "x", 1), EFBIG));
+        return "";
+    }));
+    CHECK(flight.contents().first == "PART-1");
 }
 
 TEST_CASE("descriptors not kept are closed; standard streams point at /dev/null", "[sandbox]") {
