@@ -448,7 +448,7 @@ Result<void> install_system_call_filter(bool map_part_starts) {
         return added;
 
     // prctl only to read the sandbox's own state back (a worker reporting it, the tests).
-    for (int option : {PR_GET_NO_NEW_PRIVS, PR_GET_DUMPABLE}) {
+    for (int option : {PR_GET_NO_NEW_PRIVS, PR_GET_DUMPABLE, PR_CAPBSET_READ}) {
         if (auto added =
                 add_rule(filter.get(), allow, SCMP_SYS(prctl), "prctl", {int_equal(0, option)});
             !added)
@@ -474,6 +474,23 @@ Result<SandboxReport> enter_sandbox(const SandboxOptions& options) {
     // read its memory through /proc/PID/mem or process_vm_readv.
     if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
         return fail(Error::from_errno(errno, "entering the sandbox: clearing dumpable"));
+
+    // No capability to regain, by this process or by anything it could execute: an empty
+    // bounding set (dropping needs CAP_SETPCAP, which only a root-started worker has) and no
+    // ambient capabilities.
+    if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0)
+        return fail(
+            Error::from_errno(errno, "entering the sandbox: clearing ambient capabilities"));
+    if (::geteuid() == 0) {
+        for (int capability = 0; ::prctl(PR_CAPBSET_READ, capability, 0, 0, 0) >= 0; ++capability) {
+            if (::prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0)
+                return fail(Error::from_errno(
+                    errno, fmt::format("entering the sandbox: dropping capability {} from the "
+                                       "bounding set",
+                                       capability)));
+        }
+        report.emptied_bounding_set = true;
+    }
 
     const pid_t supervisor = ::getppid();
     auto dropped = drop_privileges(options);

@@ -61,10 +61,12 @@ struct SandboxReport {
     int landlock_abi = 0;      // 0: the kernel has no Landlock (see landlock_note)
     std::string landlock_note; // "unavailable: ..." when landlock_abi is 0, else empty
     bool seccomp = false;
-    bool dropped_privileges = false; // uid/gid were switched away from root
+    bool dropped_privileges = false;   // uid/gid were switched away from root
+    bool emptied_bounding_set = false; // (as root) no capability is left in the bounding set
 };
 
-// Applies, in this order: no_new_privs, not dumpable, the privilege drop, no writes to regular
+// Applies, in this order: no_new_privs, not dumpable, an empty capability bounding set (as root)
+// and no ambient capabilities, the privilege drop, no writes to regular
 // files (RLIMIT_FSIZE 0, hard: write(2) on a pool part or any other file fails with EFBIG; the
 // data path writes pools through their mappings only), closing descriptors, Landlock, seccomp. A
 // kernel without Landlock is not an error (see the report); every other failure is, and leaves the

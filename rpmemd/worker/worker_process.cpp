@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "rpmemd/worker/worker_process.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <iterator>
+#include <string_view>
 #include <vector>
 
 #include <fcntl.h>
@@ -69,6 +72,29 @@ struct SpawnSetup {
 
 } // namespace
 
+std::vector<std::string> worker_environment(char** environment) {
+    // What the worker's libraries read: libfabric (FI_*), libpmem (PMEM_*), the sanitizers,
+    // the dynamic loader (the worker loads its libraries as the supervisor did), and the
+    // failpoints of a test build. Not HOME, PATH, credentials or anything else of the caller.
+    static constexpr std::string_view kPrefixes[] = {"FI_", "PMEM_"};
+    static constexpr std::string_view kNames[] = {"ASAN_OPTIONS", "UBSAN_OPTIONS",
+                                                  "LSAN_OPTIONS", "LD_LIBRARY_PATH",
+                                                  "LD_PRELOAD",   "RPMEM_FAILPOINT"};
+    std::vector<std::string> kept;
+    for (char** entry = environment; entry != nullptr && *entry != nullptr; ++entry) {
+        const std::string_view variable(*entry);
+        const std::string_view name = variable.substr(0, variable.find('='));
+        if (name.size() == variable.size())
+            continue;
+        const bool wanted =
+            std::ranges::any_of(kPrefixes, [&](auto prefix) { return name.starts_with(prefix); }) ||
+            std::ranges::find(kNames, name) != std::end(kNames);
+        if (wanted)
+            kept.emplace_back(variable);
+    }
+    return kept;
+}
+
 Result<std::unique_ptr<WorkerProcess>>
 WorkerProcess::spawn(const WorkerLaunch& launch, std::string name, ExitObserver on_exit) {
     auto sockets = PacketSocket::pair();
@@ -118,9 +144,14 @@ WorkerProcess::spawn(const WorkerLaunch& launch, std::string name, ExitObserver 
     posix_spawnattr_setpgroup(&setup.attributes, 0);
     posix_spawnattr_setflags(&setup.attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
                                                     POSIX_SPAWN_SETPGROUP);
+    std::vector<std::string> variables = worker_environment(environ);
+    std::vector<char*> envp;
+    for (std::string& variable : variables)
+        envp.push_back(variable.data());
+    envp.push_back(nullptr);
     pid_t pid = -1;
     int spawned = ::posix_spawn(&pid, launch.executable.c_str(), &setup.actions, &setup.attributes,
-                                argv.data(), environ);
+                                argv.data(), envp.data());
     if (spawned != 0)
         return fail(Error::from_errno(
             spawned, fmt::format("starting the {} ({})", name, launch.executable)));

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <sys/types.h>
 
@@ -33,6 +34,11 @@ struct WorkerLaunch {
     unsigned responders = 0; // responder threads at most (config nthreads); 0: one per CPU
     std::chrono::milliseconds reply_timeout{10'000}; // a worker slower than this is killed
 };
+
+// The supervisor's environment as a worker gets it (NAME=value entries): only the variables
+// of the libraries it runs (libfabric's FI_*, libpmem's PMEM_*, the sanitizers' options, the
+// dynamic loader's LD_LIBRARY_PATH and LD_PRELOAD) and the failpoints of a test build.
+std::vector<std::string> worker_environment(char** environment);
 
 // One data-path worker process as the supervisor sees it: spawned (posix_spawn of
 // `rpmemd --worker`, its own process group, an empty signal mask), its socket, and a monitor

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 #include <grp.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "precondition.h"
@@ -71,6 +72,24 @@ TEST_CASE("running as root, the worker's user and group replace root for good",
         RETURN_IF(expect_errno("setuid(0)", ::setuid(0), EPERM));
         RETURN_IF(expect_errno("setgid(0)", ::setgid(0), EPERM));
         return "";
+    }));
+}
+
+TEST_CASE("running as root, the worker's capability bounding set is emptied",
+          "[sandbox][privileges]") {
+    SandboxOptions options;
+    options.uid = kNobody;
+    options.gid = kNobody;
+    expect_success(run_sandboxed(options, [](const SandboxReport& report) -> std::string {
+        if (!report.emptied_bounding_set)
+            return "the report says the bounding set was left";
+        for (int capability = 0;; ++capability) {
+            int held = ::prctl(PR_CAPBSET_READ, capability, 0, 0, 0);
+            if (held < 0)
+                return capability > 0 ? "" : "PR_CAPBSET_READ refused";
+            if (held != 0)
+                return fmt::format("capability {} is still in the bounding set", capability);
+        }
     }));
 }
 
