@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -179,6 +180,20 @@ struct PartInFlight {
         return fd;
     }
 
+    // In a sandboxed child (with `map_part_starts` as given), once sandboxed as a worker is:
+    // takes the descriptor and runs `body` on it.
+    ChildOutcome in_worker(bool map_part_starts,
+                           const std::function<std::string(int)>& body) const {
+        SandboxOptions options;
+        options.keep_fds = {worker_end()};
+        options.map_part_starts = map_part_starts;
+        return run_sandboxed(options, [&](const SandboxReport&) -> std::string {
+            std::string failure;
+            int fd = receive(failure);
+            return fd < 0 ? failure : body(fd);
+        });
+    }
+
     // The file's first page and the start of its second, as text up to the first NUL.
     std::pair<std::string, std::string> contents() const {
         std::string header(kPage, '\0');
@@ -198,14 +213,8 @@ TEST_CASE("a pool fd received over the supervisor's socket maps past its header,
           "unmaps",
           "[sandbox][seccomp]") {
     PartInFlight flight;
-    SandboxOptions options;
-    options.keep_fds = {flight.worker_end()};
     // The child takes the descriptor only once it is sandboxed, as a worker does.
-    expect_success(run_sandboxed(options, [&](const SandboxReport&) -> std::string {
-        std::string failure;
-        int fd = flight.receive(failure);
-        if (fd < 0)
-            return failure;
+    expect_success(flight.in_worker(false, [&](int fd) -> std::string {
         // Reserve a range, then map the part's data into it, as the worker does with a pool.
         void* range = ::mmap(nullptr, 4 * kPage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (range == MAP_FAILED)
@@ -231,14 +240,8 @@ TEST_CASE("a pool fd received over the supervisor's socket maps past its header,
 TEST_CASE("a part descriptor cannot reach its header: no write, no shared map of the first page",
           "[sandbox][seccomp]") {
     PartInFlight flight;
-    SandboxOptions options;
-    options.keep_fds = {flight.worker_end()};
     // What an exploit of the worker would try with the descriptor it was sent.
-    expect_success(run_sandboxed(options, [&](const SandboxReport&) -> std::string {
-        std::string failure;
-        int fd = flight.receive(failure);
-        if (fd < 0)
-            return failure;
+    expect_success(flight.in_worker(false, [&](int fd) -> std::string {
         constexpr char kEvil[] = "EVILHDR!";
         // The descriptor's offset is 0: write(2) would land on the header.
         RETURN_IF(expect_errno("write", ::write(fd, kEvil, 8), EFBIG));
@@ -272,14 +275,7 @@ TEST_CASE("a part descriptor cannot reach its header: no write, no shared map of
 TEST_CASE("a worker for headerless later parts may map a part from offset 0",
           "[sandbox][seccomp]") {
     PartInFlight flight;
-    SandboxOptions options;
-    options.keep_fds = {flight.worker_end()};
-    options.map_part_starts = true;
-    expect_success(run_sandboxed(options, [&](const SandboxReport&) -> std::string {
-        std::string failure;
-        int fd = flight.receive(failure);
-        if (fd < 0)
-            return failure;
+    expect_success(flight.in_worker(true, [&](int fd) -> std::string {
         void* start = ::mmap(nullptr, kPage, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (start == MAP_FAILED)
             return fmt::format("a shared map at offset 0: {}", std::strerror(errno));
