@@ -7,7 +7,6 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,11 +82,11 @@ int remove_pool(const Config& config, const CommandLine& command_line) {
 // Where the workers come from and as whom they run.
 rpmem::Result<WorkerLaunch> worker_launch(const Config& config) {
     WorkerLaunch launch;
-    std::error_code error;
-    launch.executable = std::filesystem::read_symlink("/proc/self/exe", error).string();
-    if (error)
-        return rpmem::fail(error.value(),
-                           "finding rpmemd's own executable for its workers: " + error.message());
+    auto image = WorkerImage::open_running();
+    if (!image)
+        return rpmem::fail(std::move(image.error()));
+    launch.image = std::make_shared<const WorkerImage>(std::move(*image));
+    launch.version = RPMEM_VERSION;
     auto level = spdlog::level::to_string_view(spdlog::default_logger()->level());
     launch.log_level.assign(level.data(), level.size());
     launch.sandbox = config.worker_sandbox;

@@ -14,7 +14,7 @@ namespace rpmem::protocol {
 
 namespace {
 
-enum class WorkerKind : std::uint16_t { start = 1, started = 2, stop = 3, stopped = 4 };
+enum class WorkerKind : std::uint16_t { start = 1, started = 2, stop = 3, stopped = 4, hello = 5 };
 
 constexpr std::size_t kMaxSessionNameLength = 128;
 
@@ -64,6 +64,10 @@ struct Encoder {
     void operator()(const WorkerStopped& m) const {
         w.u16(static_cast<std::uint16_t>(WorkerKind::stopped));
         w.u64(m.session_id);
+    }
+    void operator()(const WorkerHello& m) const {
+        w.u16(static_cast<std::uint16_t>(WorkerKind::hello));
+        w.string(m.version, "version", kMaxWorkerVersionLength);
     }
 };
 
@@ -146,6 +150,9 @@ Result<WorkerMessage> decode_worker_message(std::span<const std::uint8_t> packet
         break;
     case WorkerKind::stopped:
         message = WorkerStopped{reader.u64("session_id")};
+        break;
+    case WorkerKind::hello:
+        message = WorkerHello{reader.string("version", kMaxWorkerVersionLength)};
         break;
     default:
         reader.require(false, "kind", "unknown worker message");

@@ -84,7 +84,16 @@ struct WorkerStopped {
     friend bool operator==(const WorkerStopped&, const WorkerStopped&) = default;
 };
 
-using WorkerMessage = std::variant<WorkerStart, WorkerStarted, WorkerStop, WorkerStopped>;
+// The first message each way: the sender's rpmemd version ("0.1.0"). The two halves of one
+// daemon share one wire format only when they are the same build.
+inline constexpr std::size_t kMaxWorkerVersionLength = 64;
+struct WorkerHello {
+    std::string version;
+    friend bool operator==(const WorkerHello&, const WorkerHello&) = default;
+};
+
+using WorkerMessage =
+    std::variant<WorkerStart, WorkerStarted, WorkerStop, WorkerStopped, WorkerHello>;
 
 // EINVAL naming the field for values beyond the limits above.
 Result<std::vector<std::uint8_t>> encode_worker_message(const WorkerMessage& message);

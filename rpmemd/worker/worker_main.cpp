@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/library_logger.h"
+#include "base/log_text.h"
 #include "fabric/provider.h"
 #include "protocol/worker_message.h"
 #include "rpmemd/fabric_target.h"
@@ -25,9 +26,55 @@
 #include "rpmemd/worker/sandbox.h"
 #include "rpmemd/worker/segment_pool.h"
 
+#ifndef RPMEM_VERSION
+#define RPMEM_VERSION "unknown"
+#endif
+
 namespace rpmem::daemon {
 
 namespace {
+
+// This worker's version as it tells the supervisor.
+std::string worker_version() {
+#ifdef RPMEM_FAILPOINTS
+    // Test builds only (meson -Dfailpoints=true): RPMEM_FAILPOINT=worker-version-mismatch makes
+    // the worker claim another version, as a worker from another build would.
+    if (const char* value = std::getenv("RPMEM_FAILPOINT");
+        value != nullptr && std::string_view(value) == "worker-version-mismatch")
+        return RPMEM_VERSION "-other";
+#endif
+    return RPMEM_VERSION;
+}
+
+// The supervisor's first request is its WorkerHello; this worker answers with its own and
+// goes on only when the two versions agree. False (logged) otherwise.
+bool answer_greeting(const PacketSocket& socket) {
+    auto packet = socket.receive(std::nullopt);
+    if (!packet) {
+        spdlog::error("worker socket, waiting for the supervisor's greeting: {}",
+                      packet.error().message());
+        return false;
+    }
+    auto message = protocol::decode_worker_message(packet->bytes);
+    const auto* hello = message ? std::get_if<protocol::WorkerHello>(&*message) : nullptr;
+    if (hello == nullptr) {
+        spdlog::error("worker socket: {}",
+                      message ? "the first request is not a greeting" : message.error().message());
+        return false;
+    }
+    const std::string mine = worker_version();
+    auto encoded = protocol::encode_worker_message(protocol::WorkerHello{mine});
+    if (!encoded || !socket.send(*encoded)) {
+        spdlog::error("worker socket: could not answer the supervisor's greeting");
+        return false;
+    }
+    if (hello->version != mine) {
+        spdlog::error("the supervisor is rpmemd '{}', this worker rpmemd '{}': exiting",
+                      escape_for_log(hello->version), mine);
+        return false;
+    }
+    return true;
+}
 
 struct WorkerArguments {
     spdlog::level::level_enum level = spdlog::level::warn;
@@ -266,6 +313,8 @@ int run_worker(int argc, char** argv) {
                       options.map_part_starts ? "mappable (sets with headerless parts)"
                                               : "out of reach");
     }
+    if (!answer_greeting(socket))
+        return 4;
     WorkerSessions sessions(socket, arguments->responders);
     return sessions.serve();
 }

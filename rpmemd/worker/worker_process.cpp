@@ -106,7 +106,8 @@ WorkerProcess::spawn(const WorkerLaunch& launch, std::string name, ExitObserver 
     poolset::UniqueFd log_read(log_pipe[0]);
     poolset::UniqueFd log_write(log_pipe[1]);
 
-    std::vector<std::string> args{launch.executable, "--worker", "--log-level", launch.log_level};
+    std::vector<std::string> args{launch.image->display_path(), "--worker", "--log-level",
+                                  launch.log_level};
     if (launch.uid) {
         args.insert(args.end(), {"--uid", std::to_string(*launch.uid)});
     }
@@ -150,11 +151,15 @@ WorkerProcess::spawn(const WorkerLaunch& launch, std::string name, ExitObserver 
         envp.push_back(variable.data());
     envp.push_back(nullptr);
     pid_t pid = -1;
-    int spawned = ::posix_spawn(&pid, launch.executable.c_str(), &setup.actions, &setup.attributes,
-                                argv.data(), envp.data());
+    // The image's descriptor as the child sees it, between its file actions and exec: the
+    // path is never walked, so neither its directories' permissions nor a newer file there
+    // matter.
+    const std::string image = launch.image->exec_path();
+    int spawned = ::posix_spawn(&pid, image.c_str(), &setup.actions, &setup.attributes, argv.data(),
+                                envp.data());
     if (spawned != 0)
         return fail(Error::from_errno(
-            spawned, fmt::format("starting the {} ({})", name, launch.executable)));
+            spawned, fmt::format("starting the {} ({})", name, launch.image->display_path())));
     log_write.reset();
     sockets->second.release().reset(); // the worker's end lives on in the worker only
 
@@ -162,8 +167,43 @@ WorkerProcess::spawn(const WorkerLaunch& launch, std::string name, ExitObserver 
         new WorkerProcess(std::move(name), pid, std::move(sockets->first), std::move(log_read),
                           launch.reply_timeout, std::move(on_exit)));
     process->monitor_ = std::thread([raw = process.get()] { raw->monitor(); });
+    if (auto greeted = process->greet(launch.version); !greeted)
+        return fail(std::move(greeted.error()).add_context("starting the " + process->name_));
+    {
+        // Only a greeted worker's end is the observer's news; one that is already gone is a
+        // start that failed. (The observer may take the lock our caller holds: it must never
+        // run while this start is failing and joining the monitor.)
+        const std::lock_guard lock(process->state_mutex_);
+        if (process->exited_)
+            return fail(
+                Error(ECONNRESET,
+                      fmt::format("starting the {}: it {}", process->name_, process->exit_reason_),
+                      ErrorSource::system, ECONNRESET));
+        process->observed_ = true;
+    }
     spdlog::info("{} started (pid {})", process->name_, pid);
     return process;
+}
+
+Result<void> WorkerProcess::greet(const std::string& version) {
+    auto reply = call(protocol::WorkerHello{version});
+    if (!reply)
+        return fail(std::move(reply.error()));
+    const auto* hello = std::get_if<protocol::WorkerHello>(&*reply);
+    if (hello == nullptr) {
+        kill();
+        return fail(EPROTO, fmt::format("the {} did not answer its greeting in kind", name_),
+                    ErrorSource::protocol);
+    }
+    if (hello->version != version) {
+        kill();
+        return fail(EPROTO,
+                    fmt::format("the {} is rpmemd '{}', this supervisor rpmemd '{}': the two "
+                                "halves of a daemon must be one build",
+                                name_, escape_for_log(hello->version), version),
+                    ErrorSource::protocol);
+    }
+    return {};
 }
 
 WorkerProcess::WorkerProcess(std::string name, pid_t pid, PacketSocket socket,
@@ -293,17 +333,19 @@ void WorkerProcess::monitor() noexcept {
                              ? describe_status(status)
                              : fmt::format("could not be reaped: {}", std::strerror(errno));
     bool clean = reaped == pid_ && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    bool observed = false;
     {
         const std::lock_guard lock(state_mutex_);
         exited_ = true;
         exit_reason_ = reason;
+        observed = observed_;
     }
     exited_changed_.notify_all();
     if (clean)
         spdlog::info("{} (pid {}) {}", name_, pid_, reason);
     else
         spdlog::error("{} (pid {}) {}", name_, pid_, reason);
-    if (on_exit_) {
+    if (observed && on_exit_) {
         try {
             on_exit_(death_error());
         } catch (const std::exception& e) {

@@ -18,14 +18,16 @@
 #include "poolset/unique_fd.h"
 #include "protocol/worker_message.h"
 #include "rpmemd/worker/packet_socket.h"
+#include "rpmemd/worker/worker_image.h"
 
 namespace rpmem::daemon {
 
 // How the supervisor starts its workers.
 struct WorkerLaunch {
-    std::string executable;            // rpmemd itself (/proc/self/exe, resolved)
-    std::string log_level = "warning"; // spdlog's level name
-    std::optional<uid_t> uid;          // drop to these in the worker (config user/group)
+    std::shared_ptr<const WorkerImage> image; // rpmemd itself, held open since start
+    std::string version;                      // the supervisor's; the worker must match it
+    std::string log_level = "warning";        // spdlog's level name
+    std::optional<uid_t> uid;                 // drop to these in the worker (config user/group)
     std::optional<gid_t> gid;
     bool sandbox = true; // false only for debugging (config key)
     // The worker may map pool parts from offset 0 (SandboxOptions::map_part_starts): set per
@@ -41,7 +43,9 @@ struct WorkerLaunch {
 std::vector<std::string> worker_environment(char** environment);
 
 // One data-path worker process as the supervisor sees it: spawned (posix_spawn of
-// `rpmemd --worker`, its own process group, an empty signal mask), its socket, and a monitor
+// `rpmemd --worker` from the held image, its own process group, an empty signal mask, and
+// only the environment worker_environment() keeps), greeted (a WorkerHello each way: a worker
+// of another version is killed and refused), its socket, and a monitor
 // thread that relays the worker's log lines (escaped, at their level, under the worker's
 // name) until the worker exits, then reaps it and reports why it ended (exit status or
 // signal) to the ExitObserver, once. call() is thread-safe and serialised: one request and its
@@ -51,7 +55,8 @@ class WorkerProcess {
 public:
     using ExitObserver = std::function<void(const Error& why)>;
 
-    // `name` (e.g. "worker for 'alice'") prefixes its log lines and errors.
+    // `name` (e.g. "worker for 'alice'") prefixes its log lines and errors. `on_exit` hears
+    // of the end of a worker that spawn() returned, never of one whose start failed.
     static Result<std::unique_ptr<WorkerProcess>> spawn(const WorkerLaunch& launch,
                                                         std::string name, ExitObserver on_exit);
 
@@ -76,6 +81,8 @@ private:
     WorkerProcess(std::string name, pid_t pid, PacketSocket socket, poolset::UniqueFd log,
                   std::chrono::milliseconds reply_timeout, ExitObserver on_exit);
     void monitor() noexcept;
+    // The first exchange: our version out, the worker's back; a mismatch kills the worker.
+    Result<void> greet(const std::string& version);
     bool wait_exit(std::chrono::milliseconds timeout);
     Error death_error() const;
 
@@ -91,6 +98,7 @@ private:
     std::condition_variable exited_changed_;
     bool exited_ = false;
     std::string exit_reason_; // "killed by signal 11 (Segmentation fault)"
+    bool observed_ = false;   // greeted: its exit goes to on_exit_
 
     poolset::UniqueFd log_;
     std::thread monitor_;

@@ -40,9 +40,14 @@ StartedRpmemd start_rpmemd(const RpmemdLaunch& launch) {
     if (::mkfifo(launch.port_file.c_str(), 0600) != 0)
         throw std::runtime_error("mkfifo " + launch.port_file.string() + ": " +
                                  std::strerror(errno));
+    if (launch.port_file_owner && ::chown(launch.port_file.c_str(), launch.port_file_owner->first,
+                                          launch.port_file_owner->second) != 0)
+        throw std::runtime_error("chown " + launch.port_file.string() + ": " +
+                                 std::strerror(errno));
     std::vector<std::string> argv = launch.launcher;
-    argv.insert(argv.end(), {required_environment("RPMEMD"), "--config", launch.config.string(),
-                             "--port-file", launch.port_file.string()});
+    argv.insert(argv.end(),
+                {launch.executable.empty() ? required_environment("RPMEMD") : launch.executable,
+                 "--config", launch.config.string(), "--port-file", launch.port_file.string()});
     StartedRpmemd started;
     started.process = Process::spawn(argv, launch.environment, launch.log);
 

@@ -6,7 +6,10 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <sys/types.h>
 
 #include "process.h"
 
@@ -14,8 +17,11 @@ namespace rpmem::test {
 
 // How to start rpmemd for a test. The binary comes from the RPMEMD variable meson sets.
 struct RpmemdLaunch {
+    std::string executable;          // instead of RPMEMD's
     std::filesystem::path config;    // --config
     std::filesystem::path port_file; // made as a FIFO and passed as --port-file
+    // The FIFO's owner when rpmemd does not run as the test's user (uid, gid).
+    std::optional<std::pair<uid_t, gid_t>> port_file_owner;
     // A command that runs its arguments in the same process (e.g. {"prlimit",
     // "--nofile=1024:1024"}), put before rpmemd's path.
     std::vector<std::string> launcher;

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <openssl/pem.h>
 #include <poll.h>
+#include <pwd.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +16,17 @@
 #include "rpmemd_launch.h"
 
 namespace rpmem::test {
+
+namespace {
+
+// Makes `dir` and everything beneath it `uid`'s, for an rpmemd that runs as that user.
+void hand_over(const std::filesystem::path& dir, uid_t uid, gid_t gid) {
+    REQUIRE(::lchown(dir.c_str(), uid, gid) == 0);
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
+        REQUIRE(::lchown(entry.path().c_str(), uid, gid) == 0);
+}
+
+} // namespace
 
 TargetHost::TargetHost()
     : TargetHost(Options{}) {}
@@ -64,7 +76,17 @@ void TargetHost::start() {
     launch.config = config_file();
     launch.port_file = dir_ / "rpmemd.port";
     launch.launcher = options_.launcher;
+    launch.executable = options_.executable;
+    launch.environment = options_.environment;
     launch.patience = kPatience;
+    if (!options_.run_as.empty()) {
+        const passwd* user = ::getpwnam(options_.run_as.c_str());
+        REQUIRE(user != nullptr);
+        launch.port_file_owner = std::pair(user->pw_uid, user->pw_gid);
+        hand_over(dir_.path(), user->pw_uid, user->pw_gid);
+        launch.launcher.insert(launch.launcher.end(),
+                               {required_environment("EXEC_AS"), options_.run_as});
+    }
     StartedRpmemd started = start_rpmemd(launch);
     daemon_ = std::move(started.process);
     port_ = started.port;

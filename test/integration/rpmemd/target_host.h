@@ -39,6 +39,11 @@ public:
         // Runs rpmemd through this command (e.g. {"prlimit", "--nofile=1024:1024"}), which
         // must exec it in the same process.
         std::vector<std::string> launcher;
+        // Runs rpmemd as this user (the test must be root): the scratch directory becomes the
+        // user's, and exec-as (test/support/exec_as.cpp, from EXEC_AS) drops to the user.
+        std::string run_as;
+        std::string executable;         // instead of the build's rpmemd (RPMEMD)
+        EnvironmentChanges environment; // rpmemd's
     };
 
     TargetHost();

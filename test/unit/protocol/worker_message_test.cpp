@@ -62,7 +62,8 @@ TEST_CASE("every worker message round-trips", "[protocol][worker]") {
     for (const protocol::WorkerMessage& message :
          {protocol::WorkerMessage{sample_start()}, protocol::WorkerMessage{started},
           protocol::WorkerMessage{refused}, protocol::WorkerMessage{protocol::WorkerStop{9}},
-          protocol::WorkerMessage{protocol::WorkerStopped{9}}}) {
+          protocol::WorkerMessage{protocol::WorkerStopped{9}},
+          protocol::WorkerMessage{protocol::WorkerHello{"0.1.0"}}}) {
         auto decoded = protocol::decode_worker_message(encoded(message));
         REQUIRE(decoded);
         CHECK(*decoded == message);
@@ -88,6 +89,10 @@ TEST_CASE("the worker decoder refuses malformed packets", "[protocol][worker]") 
         Bytes unknown = good;
         unknown[0] = 0x7f;
         CHECK_FALSE(protocol::decode_worker_message(unknown));
+    }
+    SECTION("a version longer than any rpmemd's") {
+        protocol::WorkerHello hello{std::string(protocol::kMaxWorkerVersionLength + 1, '9')};
+        CHECK_FALSE(protocol::encode_worker_message(hello));
     }
     SECTION("a packet over the limit") {
         Bytes huge(protocol::kMaxWorkerMessage + 1, 0);
