@@ -17,15 +17,15 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include "rpmemd/config.h"
-#include "rpmemd/daemon.h"
-#include "rpmemd/fd_budget.h"
-#include "rpmemd/logging.h"
-#include "rpmemd/pool_store.h"
-#include "rpmemd/systemd_notify.h"
-#include "rpmemd/worker/sandbox.h"
+#include "rpmemd/supervisor/account_ids.h"
+#include "rpmemd/supervisor/config.h"
+#include "rpmemd/supervisor/daemon.h"
+#include "rpmemd/supervisor/fd_budget.h"
+#include "rpmemd/supervisor/logging.h"
+#include "rpmemd/supervisor/pool_store.h"
+#include "rpmemd/supervisor/systemd_notify.h"
+#include "rpmemd/supervisor/worker_pool.h"
 #include "rpmemd/worker/worker_main.h"
-#include "rpmemd/worker/worker_pool.h"
 
 #ifndef RPMEM_VERSION
 #define RPMEM_VERSION "unknown"

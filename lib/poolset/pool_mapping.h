@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/unique_fd.h"
 #include "poolset/mapped_range.h"
 #include "poolset/pool_header.h"
 #include "poolset/pool_set.h"
-#include "poolset/unique_fd.h"
 
 namespace rpmem::poolset {
 

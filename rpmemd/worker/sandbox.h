@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "base/error.h"
+#include "rpmemd/boundary/worker_contract.h"
 
 // The sandbox a data-path worker of rpmemd enters once it holds what it needs (its unix socket
 // to the supervisor, stderr, libfabric's providers loaded by a first fi_getinfo) and before it
@@ -53,9 +54,6 @@ struct SandboxOptions {
     bool map_part_starts = false;
 };
 
-// The bytes at the start of a pool part that hold its header (kHeaderSize of poolset).
-inline constexpr std::uint64_t kHeaderGuard = 4096;
-
 // What enter_sandbox could apply, for the caller to log once.
 struct SandboxReport {
     int landlock_abi = 0;      // 0: the kernel has no Landlock (see landlock_note)
@@ -72,10 +70,5 @@ struct SandboxReport {
 // kernel without Landlock is not an error (see the report); every other failure is, and leaves the
 // process in an unknown state: the caller must exit.
 Result<SandboxReport> enter_sandbox(const SandboxOptions& options);
-
-// rpmemd's config keys `user` and `group`: a name from the system's databases (NSS) or a
-// decimal id. The supervisor resolves them before it starts workers.
-Result<uid_t> resolve_user(std::string_view name);
-Result<gid_t> resolve_group(std::string_view name);
 
 } // namespace rpmem::daemon

@@ -10,7 +10,7 @@
 namespace rpmem::daemon {
 
 Result<std::unique_ptr<SegmentPool>> SegmentPool::map(const protocol::WorkerStart& start,
-                                                      std::vector<poolset::UniqueFd> fds) {
+                                                      std::vector<UniqueFd> fds) {
     if (start.pool_size == 0 || start.data_offset >= start.pool_size)
         return fail(EINVAL, fmt::format("a pool of {} bytes with data from offset {}",
                                         start.pool_size, start.data_offset));

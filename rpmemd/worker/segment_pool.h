@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/unique_fd.h"
 #include "persist/request_handler.h"
 #include "poolset/mapped_range.h"
-#include "poolset/unique_fd.h"
 #include "protocol/worker_message.h"
 
 namespace rpmem::daemon {
@@ -23,7 +23,7 @@ namespace rpmem::daemon {
 class SegmentPool final : public persist::TargetPool {
 public:
     static Result<std::unique_ptr<SegmentPool>> map(const protocol::WorkerStart& start,
-                                                    std::vector<poolset::UniqueFd> fds);
+                                                    std::vector<UniqueFd> fds);
 
     std::span<std::byte> bytes() const noexcept override {
         return {reinterpret_cast<std::byte*>(range_.data()), range_.size()};

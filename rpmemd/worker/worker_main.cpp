@@ -20,9 +20,10 @@
 #include "base/log_text.h"
 #include "fabric/provider.h"
 #include "protocol/worker_message.h"
-#include "rpmemd/fabric_target.h"
-#include "rpmemd/responder_pool.h"
-#include "rpmemd/worker/packet_socket.h"
+#include "rpmemd/boundary/packet_socket.h"
+#include "rpmemd/boundary/worker_contract.h"
+#include "rpmemd/worker/fabric_target.h"
+#include "rpmemd/worker/responder_pool.h"
 #include "rpmemd/worker/sandbox.h"
 #include "rpmemd/worker/segment_pool.h"
 
@@ -202,8 +203,7 @@ public:
     }
 
 private:
-    protocol::WorkerStarted start(const protocol::WorkerStart& start,
-                                  std::vector<poolset::UniqueFd> fds) {
+    protocol::WorkerStarted start(const protocol::WorkerStart& start, std::vector<UniqueFd> fds) {
         protocol::WorkerStarted reply;
         reply.session_id = start.session_id;
         auto refuse = [&](const Error& error) {
@@ -289,7 +289,7 @@ int run_worker(int argc, char** argv) {
         spdlog::error("{}", arguments.error().message());
         return 2;
     }
-    PacketSocket socket{poolset::UniqueFd(kWorkerSocketFd)};
+    PacketSocket socket{UniqueFd(kWorkerSocketFd)};
 
     // Load libfabric's providers while files may still be opened; later fi_getinfo calls
     // reuse them. The load leaves the dispositions above as they are (fabric::FabricLibrary),

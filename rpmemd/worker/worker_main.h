@@ -14,7 +14,4 @@ namespace rpmem::daemon {
 // default one per CPU). Returns the exit status.
 int run_worker(int argc, char** argv);
 
-// Descriptor number of the worker socket in the worker.
-inline constexpr int kWorkerSocketFd = 3;
-
 } // namespace rpmem::daemon

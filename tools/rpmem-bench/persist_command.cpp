@@ -37,7 +37,7 @@
 #include "raw_baseline.h"
 #include "raw_target.h"
 #include "result_report.h"
-#include "rpmemd/fabric_target.h"
+#include "rpmemd/worker/fabric_target.h"
 #include "sampling.h"
 #include "work_directory.h"
 

@@ -16,7 +16,7 @@
 #include "client/lane_set.h"
 #include "poolset/parser.h"
 #include "poolset/pool_mapping.h"
-#include "rpmemd/fabric_target.h"
+#include "rpmemd/worker/fabric_target.h"
 #include "temp_dir.h"
 
 using namespace rpmem;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <catch2/catch.hpp>
 
-#include "rpmemd/client_message.h"
+#include "rpmemd/supervisor/client_message.h"
 
 using rpmem::daemon::client_message;
 

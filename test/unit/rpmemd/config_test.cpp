@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "rpmemd/config.h"
+#include "rpmemd/supervisor/config.h"
 #include "temp_dir.h"
 
 using namespace rpmem::daemon;

@@ -18,7 +18,7 @@
 #include "poolset/parser.h"
 #include "poolset/pool_mapping.h"
 #include "protocol/extent_digest.h"
-#include "rpmemd/daemon_session.h"
+#include "rpmemd/supervisor/daemon_session.h"
 #include "temp_dir.h"
 
 using namespace rpmem;

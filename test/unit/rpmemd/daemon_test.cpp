@@ -10,15 +10,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "base/unique_fd.h"
 #include "channel/client.h"
 #include "channel/credentials.h"
 #include "pool_fixtures.h"
 #include "poolset/parser.h"
 #include "poolset/pool_mapping.h"
-#include "poolset/unique_fd.h"
-#include "rpmemd/daemon.h"
-#include "rpmemd/local_address.h"
-#include "rpmemd/systemd_notify.h"
+#include "rpmemd/supervisor/daemon.h"
+#include "rpmemd/supervisor/local_address.h"
+#include "rpmemd/supervisor/systemd_notify.h"
 #include "temp_dir.h"
 
 using namespace rpmem;
@@ -57,7 +57,7 @@ TEST_CASE("sd_notify: one datagram to the path or abstract name systemd gives") 
         CAPTURE(abstract);
         std::string name = abstract ? "@rpmemd-test-" + std::to_string(::getpid())
                                     : (dir.path() / "notify").string();
-        poolset::UniqueFd socket(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+        UniqueFd socket(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
         REQUIRE(socket.valid());
         sockaddr_un address{};
         address.sun_family = AF_UNIX;

@@ -2,7 +2,7 @@
 // rpmemd's event log: numbering, time stamps, the capacity, filtering and the totals.
 #include <catch2/catch.hpp>
 
-#include "rpmemd/event_log.h"
+#include "rpmemd/supervisor/event_log.h"
 
 using namespace rpmem;
 using namespace rpmem::daemon;

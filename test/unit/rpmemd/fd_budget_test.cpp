@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "rpmemd/fd_budget.h"
+#include "rpmemd/supervisor/fd_budget.h"
 
 using namespace rpmem::daemon;
 

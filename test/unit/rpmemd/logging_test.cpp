@@ -12,7 +12,7 @@
 
 #include "channel/logger.h"
 #include "poolset/poolset_logger.h"
-#include "rpmemd/logging.h"
+#include "rpmemd/supervisor/logging.h"
 #include "temp_dir.h"
 
 using namespace rpmem::daemon;

@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "rpmemd/metrics_text.h"
+#include "rpmemd/supervisor/metrics_text.h"
 
 using namespace rpmem;
 using namespace rpmem::daemon;

@@ -13,9 +13,9 @@
 #include "poolset/parser.h"
 #include "poolset/pool_header.h"
 #include "poolset/pool_mapping.h"
-#include "rpmemd/pool_store.h"
-#include "rpmemd/replica_state_file.h"
-#include "rpmemd/status_error.h"
+#include "rpmemd/supervisor/pool_store.h"
+#include "rpmemd/supervisor/replica_state_file.h"
+#include "rpmemd/supervisor/status_error.h"
 #include "temp_dir.h"
 
 using namespace rpmem;

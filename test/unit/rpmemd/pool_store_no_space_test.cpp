@@ -14,8 +14,8 @@
 #include "pool_fixtures.h"
 #include "precondition.h"
 #include "process.h"
-#include "rpmemd/pool_store.h"
-#include "rpmemd/status_error.h"
+#include "rpmemd/supervisor/pool_store.h"
+#include "rpmemd/supervisor/status_error.h"
 #include "temp_dir.h"
 
 using namespace rpmem;

@@ -16,10 +16,10 @@
 #include "poolset/parser.h"
 #include "poolset/pool_header.h"
 #include "poolset/pool_mapping.h"
-#include "rpmemd/pool_owner_file.h"
-#include "rpmemd/pool_set_file.h"
-#include "rpmemd/pool_store.h"
-#include "rpmemd/status_error.h"
+#include "rpmemd/supervisor/pool_owner_file.h"
+#include "rpmemd/supervisor/pool_set_file.h"
+#include "rpmemd/supervisor/pool_store.h"
+#include "rpmemd/supervisor/status_error.h"
 #include "temp_dir.h"
 
 using namespace rpmem;

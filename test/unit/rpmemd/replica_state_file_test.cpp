@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 #include <fcntl.h>
 
-#include "rpmemd/replica_state_file.h"
+#include "rpmemd/supervisor/replica_state_file.h"
 #include "temp_dir.h"
 
 using rpmem::daemon::parse_replica_record;
@@ -17,9 +17,8 @@ namespace fs = std::filesystem;
 
 namespace {
 ReplicaStateFile state_file_in(const fs::path& dir) {
-    return ReplicaStateFile(
-        rpmem::poolset::UniqueFd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)), "pool.set",
-        (dir / "pool.set").string());
+    return ReplicaStateFile(rpmem::UniqueFd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)),
+                            "pool.set", (dir / "pool.set").string());
 }
 } // namespace
 

@@ -12,7 +12,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "rpmemd/responder_pool.h"
+#include "rpmemd/worker/responder_pool.h"
 
 using namespace std::chrono_literals;
 using rpmem::daemon::ResponderOptions;

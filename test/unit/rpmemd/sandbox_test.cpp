@@ -361,19 +361,3 @@ TEST_CASE("a worker user without a worker group is refused", "[sandbox][privileg
         run_sandboxed(alone, [](const SandboxReport&) { return std::string("entered"); });
     CHECK(outcome.message.find("needs a worker group") != std::string::npos);
 }
-
-TEST_CASE("the worker's user and group resolve by name or number", "[sandbox][config]") {
-    CHECK(resolve_user("root") == uid_t{0});
-    CHECK(resolve_user("65534") == uid_t{65534});
-    CHECK(resolve_group("0") == gid_t{0});
-    CHECK(resolve_group("root") == gid_t{0});
-    if (auto nobody = resolve_user("nobody"))
-        CHECK(*nobody == 65534);
-    auto unknown = resolve_user("no-such-user-rpmem");
-    REQUIRE_FALSE(unknown);
-    CHECK(unknown.error().errno_value() == ENOENT);
-    CHECK(unknown.error().message().find("no-such-user-rpmem") != std::string::npos);
-    auto bad_group = resolve_group("12x");
-    REQUIRE_FALSE(bad_group);
-    CHECK(bad_group.error().errno_value() == ENOENT);
-}

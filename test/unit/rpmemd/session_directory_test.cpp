@@ -2,7 +2,7 @@
 // The directory of open sessions behind status and metrics.
 #include <catch2/catch.hpp>
 
-#include "rpmemd/session_directory.h"
+#include "rpmemd/supervisor/session_directory.h"
 
 using namespace rpmem;
 using namespace rpmem::daemon;

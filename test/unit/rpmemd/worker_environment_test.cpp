@@ -6,7 +6,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "rpmemd/worker/worker_process.h"
+#include "rpmemd/supervisor/worker_process.h"
 
 using rpmem::daemon::worker_environment;
 

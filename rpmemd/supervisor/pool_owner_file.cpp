@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "rpmemd/supervisor/pool_owner_file.h"
+
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "base/log_text.h"
+#include "rpmemd/supervisor/small_file.h"
+
+namespace rpmem::daemon {
+
+namespace {
+
+constexpr std::string_view kSuffix = ".rpmem-owner";
+constexpr std::size_t kMaxOwnerFileSize = 4096;
+
+std::string_view trim(std::string_view text) {
+    const auto first = text.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos)
+        return {};
+    const auto last = text.find_last_not_of(" \t\r");
+    return text.substr(first, last - first + 1);
+}
+
+} // namespace
+
+std::string format_pool_owner(std::string_view identity) {
+    std::string hex;
+    for (char c : identity)
+        hex += fmt::format("{:02x}", static_cast<unsigned char>(c));
+    // The comment is for the operator who reads it; rpmemd reads the hex only.
+    return fmt::format("# rpmemd: the client identity that owns the pool set beside this file "
+                       "('{}'); rpmemd writes it, do not edit\nowner = {}\n",
+                       escape_for_log(identity, 128), hex);
+}
+
+Result<std::string> parse_pool_owner(std::string_view text, std::string_view origin) {
+    std::optional<std::string> owner;
+    std::size_t number = 0;
+    while (!text.empty()) {
+        ++number;
+        const auto end = text.find('\n');
+        std::string_view line = trim(text.substr(0, end));
+        text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+        if (line.empty() || line.front() == '#')
+            continue;
+        auto bad = [&](std::string_view what) {
+            return fail(EINVAL, fmt::format("{}:{}: {}", origin, number, what));
+        };
+        const auto equals = line.find('=');
+        if (equals == std::string_view::npos)
+            return bad("expected 'owner = HEX'");
+        const std::string_view key = trim(line.substr(0, equals));
+        const std::string_view value = trim(line.substr(equals + 1));
+        if (key != "owner")
+            return bad(fmt::format("unknown key '{}'", escape_for_log(key)));
+        if (owner)
+            return bad("a second owner");
+        if (value.empty() || value.size() % 2 != 0)
+            return bad("the owner is an identity in hex, two digits a byte");
+        std::string identity;
+        for (std::size_t i = 0; i < value.size(); i += 2) {
+            unsigned char byte = 0;
+            auto [rest, error] = std::from_chars(value.data() + i, value.data() + i + 2, byte, 16);
+            if (error != std::errc{} || rest != value.data() + i + 2)
+                return bad(fmt::format("bad hex '{}'", escape_for_log(value.substr(i, 2))));
+            identity += static_cast<char>(byte);
+        }
+        owner = std::move(identity);
+    }
+    if (!owner)
+        return fail(EINVAL, fmt::format("{}: names no owner", origin));
+    return *owner;
+}
+
+PoolOwnerFile::PoolOwnerFile(UniqueFd directory, std::string_view set_leaf,
+                             std::string_view set_path)
+    : directory_(std::move(directory))
+    , leaf_(std::string(set_leaf) + std::string(kSuffix))
+    , path_(std::string(set_path) + std::string(kSuffix)) {}
+
+Result<std::optional<std::string>> PoolOwnerFile::read() const {
+    auto text = read_small_file(directory_.get(), leaf_, path_, kMaxOwnerFileSize);
+    if (!text)
+        return fail(std::move(text.error()));
+    if (!*text)
+        return std::optional<std::string>{};
+    auto owner = parse_pool_owner(**text, path_);
+    if (!owner)
+        return fail(std::move(owner.error()));
+    return std::optional<std::string>(std::move(*owner));
+}
+
+Result<void> PoolOwnerFile::write(std::string_view identity) const {
+    return replace_file_durably(directory_.get(), leaf_, format_pool_owner(identity), path_,
+                                "owner record");
+}
+
+Result<void> PoolOwnerFile::remove() const {
+    return remove_small_file(directory_.get(), leaf_, path_);
+}
+
+} // namespace rpmem::daemon
