@@ -328,11 +328,13 @@ Result<void> Replica::establish(bool create, unsigned& lanes,
     return {};
 }
 
-// One info line per session, so users (and rpmem-bench pmemobj, which parses the
-// "N persists" field) see how many round trips their workload made.
-void Replica::log_usage() const {
-    LaneGuard::Usage total;
+SessionUsage Replica::usage() const {
+    SessionUsage total;
+    total.target = where_;
+    total.pool_set = pool_set_;
+    total.lanes = lane_count_;
     for (unsigned l = 0; l < lane_count_; ++l) {
+        const std::lock_guard lock(guards_[l].mutex);
         const LaneGuard::Usage& lane = guards_[l].usage;
         total.persists += lane.persists;
         total.deep_persists += lane.deep_persists;
@@ -340,12 +342,23 @@ void Replica::log_usage() const {
         total.drains += lane.drains;
         total.reads += lane.reads;
         total.bytes += lane.bytes;
-        total.posted_ahead += lane.posted_ahead;
+        total.posted_by_sibling += lane.posted_ahead;
     }
+    return total;
+}
+
+// One info line per session, so users see how many round trips their workload made; tools
+// read the record in the usage file instead.
+void Replica::report_usage() {
+    const SessionUsage total = usage();
     logger().info("{}: closing pool set {}: {} persists, {} deep persists, {} flushes, {} "
                   "drains, {} reads, {} bytes on {} lanes; {} persists posted by a sibling",
                   where_, pool_set_, total.persists, total.deep_persists, total.flushes,
-                  total.drains, total.reads, total.bytes, lane_count_, total.posted_ahead);
+                  total.drains, total.reads, total.bytes, lane_count_, total.posted_by_sibling);
+    if (settings_.usage_file.empty())
+        return;
+    if (auto appended = append_usage_record(settings_.usage_file, total); !appended)
+        logger().error("{}: {}", where_, appended.error().message());
 }
 
 Result<void> Replica::close() {
@@ -356,7 +369,7 @@ Result<void> Replica::close() {
     // A resync under way is given up to RPMEM_TIMEOUT to finish, so that a program ending soon
     // after its replica came back leaves it consistent rather than outdated.
     recovery_.stop(settings_.timeout);
-    log_usage();
+    report_usage();
     if (!connection_) {
         logger().warn("{}: closed while degraded and disconnected, {} extents behind; the next "
                       "open brings the replica up to date",

@@ -24,6 +24,7 @@
 #include "client/posted_ahead.h"
 #include "client/recovery.h"
 #include "client/replica_session.h"
+#include "client/session_usage.h"
 #include "client/settings.h"
 #include "client/sibling_group.h"
 #include "protocol/replica_state.h"
@@ -137,6 +138,9 @@ public:
     // The caller compared the replica with the local pool and found them identical (rpmemctl
     // verify), or made them so (rpmemctl restore): close() then records the replica consistent.
     void mark_identical() noexcept { vouched_ = true; }
+    // What the session has carried so far (every lane's counters, each read under its lane's
+    // mutex).
+    SessionUsage usage() const;
     // Ends the session; afterwards only destruction is allowed. Reports the first error met but
     // always tears everything down. The target records the replica consistent only when it is
     // in sync now and this session may vouch for it (it created it, found it consistent, or
@@ -206,7 +210,8 @@ private:
     bool post_ahead(std::size_t offset, std::size_t length, unsigned lane) override;
     // Data-path errors break the replica for good (PMDK's sticky errors).
     Result<void> sticky(Result<void> result);
-    void log_usage() const;
+    // Logs what the session carried and appends its record to the usage file, if any.
+    void report_usage();
 
     // RecoveryAccess
     std::span<const std::byte> local_pool() const override { return pool_; }

@@ -156,6 +156,11 @@ const std::map<std::string_view, SettingSetter>& setters() {
              s.log_file = v;
              return {};
          }},
+        {"usage-file",
+         [](std::string_view v, Settings& s) -> Result<void> {
+             s.usage_file = v;
+             return {};
+         }},
     };
     return table;
 }

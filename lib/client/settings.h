@@ -55,6 +55,9 @@ struct Settings {
     // when only a level is given; a file when one is named.
     std::optional<std::string> log_level; // RPMEM_LOG_LEVEL: off, error, warn, info, debug, trace
     std::string log_file;                 // RPMEM_LOG_FILE
+    // RPMEM_USAGE_FILE: each replica appends what its session carried when it closes
+    // (client/session_usage.h), one JSON record a line.
+    std::string usage_file;
 };
 
 // Looks up one environment variable (std::getenv in production, a map in tests).

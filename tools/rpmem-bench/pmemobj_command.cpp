@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "bench_options.h"
+#include "client/session_usage.h"
 #include "command.h"
 #include "cpu_affinity.h"
 #include "pmemobj_workload.h"
@@ -78,57 +79,30 @@ Result<LibraryHandle> load_librpmem(const fs::path& path, std::string& loaded_fr
     return handle;
 }
 
-// librpmem's usage line of the last session closed (client/replica.cpp logs it).
-struct SessionUsage {
-    std::uint64_t persists = 0;
-    std::uint64_t deep_persists = 0;
-    std::uint64_t drains = 0;
-
-    std::uint64_t round_trips() const noexcept { return persists + deep_persists + drains; }
-};
-
-// The decimal number right before the first `label` in `line`.
-std::optional<std::uint64_t> number_before(std::string_view line, std::string_view label) {
-    const std::size_t end = line.find(label);
-    if (end == std::string_view::npos)
-        return std::nullopt;
-    std::size_t begin = end;
-    while (begin > 0 && line[begin - 1] >= '0' && line[begin - 1] <= '9')
-        --begin;
-    if (begin == end)
-        return std::nullopt;
-    return std::stoull(std::string(line.substr(begin, end - begin)));
+// The round trips of a session's usage record (client/session_usage.h).
+std::uint64_t round_trips(const client::SessionUsage& usage) noexcept {
+    return usage.persists + usage.deep_persists + usage.drains;
 }
 
-// "host:port: closing pool set NAME: N persists, N deep persists, N flushes, N drains, ..."
-Result<SessionUsage> last_session_usage(const fs::path& log) {
-    std::ifstream in(log);
-    std::optional<SessionUsage> last;
-    for (std::string line; std::getline(in, line);) {
-        if (line.find(": closing pool set ") == std::string::npos)
-            continue;
-        auto persists = number_before(line, " persists, ");
-        auto deep_persists = number_before(line, " deep persists, ");
-        auto drains = number_before(line, " drains, ");
-        if (persists && deep_persists && drains)
-            last = SessionUsage{*persists, *deep_persists, *drains};
-    }
-    if (!last)
-        return fail(ENOENT, fmt::format("{} has no session usage line of librpmem", log.string()));
-    return *last;
+// The record of the last replica closed, from librpmem's RPMEM_USAGE_FILE.
+Result<client::SessionUsage> last_session_usage(const fs::path& file) {
+    auto records = client::read_usage_records(file);
+    if (!records)
+        return fail(std::move(records.error()));
+    if (records->empty())
+        return fail(ENOENT, fmt::format("{} has no usage record of librpmem", file.string()));
+    return records->back();
 }
 
-// The persists librpmem's last `sessions` usage lines count as posted by a sibling (fan-out).
-std::uint64_t posted_by_siblings(const fs::path& log, unsigned sessions) {
-    std::ifstream in(log);
-    std::vector<std::uint64_t> posted;
-    for (std::string line; std::getline(in, line);)
-        if (line.find(": closing pool set ") != std::string::npos)
-            posted.push_back(number_before(line, " persists posted by a sibling").value_or(0));
+// The persists librpmem's last `sessions` records count as posted by a sibling (fan-out).
+Result<std::uint64_t> posted_by_siblings(const fs::path& file, unsigned sessions) {
+    auto records = client::read_usage_records(file);
+    if (!records)
+        return fail(std::move(records.error()));
     std::uint64_t total = 0;
-    for (std::size_t i = posted.size() > sessions ? posted.size() - sessions : 0; i < posted.size();
-         ++i)
-        total += posted[i];
+    for (std::size_t i = records->size() > sessions ? records->size() - sessions : 0;
+         i < records->size(); ++i)
+        total += (*records)[i].posted_by_sibling;
     return total;
 }
 
@@ -256,6 +230,7 @@ public:
             return written;
         // librpmem reads its settings once, at its first pool; none was opened yet.
         const fs::path client_log = dir_ / "librpmem.log";
+        const fs::path usage_file = dir_ / "librpmem-usage.jsonl";
         const channel::CredentialFiles& tls = rpmemd_[0]->credentials();
         ::setenv("RPMEM_TLS_CA", tls.ca_certificate.c_str(), 1);
         ::setenv("RPMEM_TLS_CERT", tls.client_certificate.c_str(), 1);
@@ -264,6 +239,7 @@ public:
         ::setenv("RPMEM_ENABLE_SOCKETS", options_.provider == "sockets" ? "1" : "0", 1);
         ::setenv("RPMEM_LOG_LEVEL", "info", 1);
         ::setenv("RPMEM_LOG_FILE", client_log.c_str(), 1);
+        ::setenv("RPMEM_USAGE_FILE", usage_file.c_str(), 1);
         if (options_.busy_poll)
             ::setenv("RPMEM_SPIN_US", "1000000", 1); // its most, 1 s
 
@@ -279,7 +255,7 @@ public:
             if (!opened)
                 return fail(std::move(opened.error()));
         }
-        auto idle = last_session_usage(client_log);
+        auto idle = last_session_usage(usage_file);
         if (!idle)
             return fail(std::move(idle.error()));
         std::uint64_t transactions = 0;
@@ -299,19 +275,19 @@ public:
             report.rows.push_back(std::move(*row));
             replicated_row_ = report.rows.size() - 1;
         }
-        auto busy = last_session_usage(client_log);
+        auto busy = last_session_usage(usage_file);
         if (!busy)
             return fail(std::move(busy.error()));
-        if (transactions == 0 || busy->round_trips() < idle->round_trips())
+        if (transactions == 0 || round_trips(*busy) < round_trips(*idle))
             return fail(EIO, "librpmem's persist counts do not add up");
-        persists_per_transaction_ = static_cast<double>(busy->round_trips() - idle->round_trips()) /
+        persists_per_transaction_ = static_cast<double>(round_trips(*busy) - round_trips(*idle)) /
                                     static_cast<double>(transactions);
         report.context.emplace_back(
             "persists per transaction",
             fmt::format("{:.2f} ({} round trips over {} transactions, librpmem's count)",
-                        persists_per_transaction_, busy->round_trips() - idle->round_trips(),
+                        persists_per_transaction_, round_trips(*busy) - round_trips(*idle),
                         transactions));
-        const std::uint64_t persists = busy->round_trips() - idle->round_trips();
+        const std::uint64_t persists = round_trips(*busy) - round_trips(*idle);
         put_cpu_per_persist(report.rows[replicated_row_], replicated_cpu_, persists);
         report.context.emplace_back("cpu per persist, pmemobj-replicated",
                                     CpuMeter::per(replicated_cpu_, persists));
@@ -417,12 +393,14 @@ private:
                                 static_cast<std::uint64_t>(persists_per_transaction_ *
                                                            static_cast<double>(transactions)));
             report.rows.push_back(std::move(*row));
-        } // closes the replicas: their usage lines
+        } // closes the replicas: their usage records
         // librpmem's fan-out: the persists a sibling's call had posted, over the workload.
+        auto posted = posted_by_siblings(dir_ / "librpmem-usage.jsonl", options_.replicas);
+        if (!posted)
+            return fail(std::move(posted.error()));
         report.context.emplace_back(
             "fan-out, " + name,
-            fmt::format("{} persists answered by a sibling's post in {} transactions",
-                        posted_by_siblings(dir_ / "librpmem.log", options_.replicas),
+            fmt::format("{} persists answered by a sibling's post in {} transactions", *posted,
                         transactions));
         return {};
     }

@@ -13,7 +13,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -21,6 +20,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "client/session_usage.h"
 #include "librpmem.h"
 #include "open_pair.h"
 #include "pool_memory.h"
@@ -42,15 +42,17 @@ struct Pair : ReplicaPair {
         : ReplicaPair("rpmem-fan-out") {}
 };
 
-// The "N persists posted by a sibling" of `target`'s usage line in librpmem's log; -1 if none.
-long long posted_by_sibling(const std::string& log, const std::string& target) {
-    const std::regex line(
-        std::regex_replace(target, std::regex(R"([.])"), R"(\.)") +
-        R"(: closing pool set pool\.set: .*; (\d+) persists posted by a sibling)");
-    std::smatch found;
-    if (!std::regex_search(log, found, line))
+// The persists posted by a sibling in the last usage record of `target`'s pool.set, from
+// the usage file beside librpmem's log `log`; -1 if none.
+long long posted_by_sibling(const fs::path& log, const std::string& target) {
+    auto records = rpmem::client::read_usage_records(Pair::usage_file(log));
+    if (!records)
         return -1;
-    return std::stoll(found[1]);
+    long long posted = -1;
+    for (const rpmem::client::SessionUsage& record : *records)
+        if (record.target == target && record.pool_set == "pool.set")
+            posted = static_cast<long long>(record.posted_by_sibling);
+    return posted;
 }
 
 // Writes a stamp into 64 bytes at `offset` and persists them on a, then on b (libpmemobj's
@@ -110,9 +112,8 @@ TEST_CASE("fan-out: b's persists wait for a's posts, and both pool files hold ev
     });
     INFO(outcome.message << "\n" << read_text(log));
     REQUIRE(outcome.status == 0);
-    const std::string text = read_text(log);
-    CHECK(posted_by_sibling(text, pair.b.target()) == kRounds);
-    CHECK(posted_by_sibling(text, pair.a.target()) == 0);
+    CHECK(posted_by_sibling(log, pair.b.target()) == kRounds);
+    CHECK(posted_by_sibling(log, pair.a.target()) == 0);
 }
 
 TEST_CASE("fan-out: a range changed between the two calls is sent again, not claimed") {
@@ -144,7 +145,7 @@ TEST_CASE("fan-out: a range changed between the two calls is sent again, not cla
     });
     INFO(outcome.message << "\n" << read_text(log));
     REQUIRE(outcome.status == 0);
-    CHECK(posted_by_sibling(read_text(log), pair.b.target()) == 0);
+    CHECK(posted_by_sibling(log, pair.b.target()) == 0);
 }
 
 TEST_CASE("fan-out: a stopped replica's call waits for its own acknowledgement and fails") {
@@ -208,7 +209,7 @@ TEST_CASE("fan-out off (RPMEM_FAN_OUT=0): every call persists on its own") {
     });
     INFO(outcome.message << "\n" << read_text(log));
     REQUIRE(outcome.status == 0);
-    CHECK(posted_by_sibling(read_text(log), pair.b.target()) == 0);
+    CHECK(posted_by_sibling(log, pair.b.target()) == 0);
 }
 
 TEST_CASE("fan-out: a's calls never wait on b, stopped and never drained by its own calls") {

@@ -10,13 +10,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
+#include "client/session_usage.h"
 #include "pool_memory.h"
 #include "process.h"
 #include "replica_group.h"
@@ -86,15 +86,14 @@ TEST_CASE("ReplicaGroup: a group persist reaches every replica with one fan-out"
     const std::string text = read_text(log);
     INFO(outcome.message << "\n" << text);
     REQUIRE(outcome.status == 0);
-    const std::regex usage(R"(closing pool set pool\.set: .*; (\d+) persists posted by a sibling)");
-    std::vector<long long> posted;
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), usage);
-         it != std::sregex_iterator(); ++it)
-        posted.push_back(std::stoll((*it)[1]));
-    // Closed the last first: b's line, then a's.
-    REQUIRE(posted.size() == 2);
-    CHECK(posted[0] == kRounds);
-    CHECK(posted[1] == 0);
+    auto records = rpmem::client::read_usage_records(Pair::usage_file(log));
+    REQUIRE(records);
+    // Closed the last first: b's record, then a's.
+    REQUIRE(records->size() == 2);
+    CHECK((*records)[0].target == pair.b.target());
+    CHECK((*records)[0].posted_by_sibling == kRounds);
+    CHECK((*records)[1].target == pair.a.target());
+    CHECK((*records)[1].posted_by_sibling == 0);
 }
 
 TEST_CASE("ReplicaGroup: a lost replica is named in the failures, the other goes on") {

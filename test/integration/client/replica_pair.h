@@ -25,14 +25,18 @@ struct ReplicaPair {
     }
 
     std::filesystem::path part_a() const { return root_a / "pool.part"; }
-    // A client of both (they share credentials): a's TLS files, RPMEM_TIMEOUT `timeout_ms` and
-    // librpmem's log at info level in `log`.
+    // A client of both (they share credentials): a's TLS files, RPMEM_TIMEOUT `timeout_ms`,
+    // librpmem's log at info level in `log` and its usage records in usage_file(log).
     EnvironmentChanges client_environment(const std::filesystem::path& log, int timeout_ms) const {
         EnvironmentChanges environment = a.client_environment();
         environment["RPMEM_TIMEOUT"] = std::to_string(timeout_ms);
         environment["RPMEM_LOG_FILE"] = log.string();
         environment["RPMEM_LOG_LEVEL"] = "info";
+        environment["RPMEM_USAGE_FILE"] = usage_file(log).string();
         return environment;
+    }
+    static std::filesystem::path usage_file(const std::filesystem::path& log) {
+        return log.string() + ".usage.jsonl";
     }
     std::filesystem::path part_b() const { return root_b / "pool.part"; }
 

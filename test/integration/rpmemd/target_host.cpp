@@ -3,7 +3,7 @@
 
 #include <chrono>
 #include <cstdio>
-#include <regex>
+#include <sstream>
 
 #include <catch2/catch.hpp>
 #include <openssl/pem.h>
@@ -141,13 +141,32 @@ std::size_t TargetHost::log_count(std::string_view text) {
 }
 
 pid_t TargetHost::last_worker_pid() {
-    const std::string log = dir_.read("rpmemd.log");
-    static const std::regex started(R"(worker for '[^']*' started \(pid (\d+)\))");
-    pid_t pid = 0;
-    for (auto it = std::sregex_iterator(log.begin(), log.end(), started);
-         it != std::sregex_iterator(); ++it)
-        pid = static_cast<pid_t>(std::stol((*it)[1]));
-    return pid;
+    // The daemon's children that run `rpmemd --worker`, the newest by start time (the 22nd
+    // field of /proc/PID/stat, after the parenthesised command name).
+    pid_t newest = 0;
+    unsigned long long newest_start = 0;
+    for (const pid_t pid : process_and_children(daemon().pid())) {
+        const std::string proc = "/proc/" + std::to_string(pid);
+        const std::string cmdline = read_text(proc + "/cmdline");
+        if (pid == daemon().pid() ||
+            cmdline.find(std::string("\0--worker\0", 10)) == std::string::npos)
+            continue;
+        const std::string stat = read_text(proc + "/stat");
+        const std::size_t name_end = stat.rfind(')');
+        if (name_end == std::string::npos) // it has just exited
+            continue;
+        std::istringstream fields(stat.substr(name_end + 1)); // from field 3, the state
+        std::string field;
+        unsigned long long start = 0;
+        for (int index = 3; index <= 22 && fields >> field; ++index)
+            if (index == 22)
+                start = std::stoull(field);
+        if (newest == 0 || start >= newest_start) {
+            newest = pid;
+            newest_start = start;
+        }
+    }
+    return newest;
 }
 
 bool TargetHost::wait_for_log(std::string_view text, std::size_t times) {

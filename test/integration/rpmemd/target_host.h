@@ -79,7 +79,8 @@ public:
     bool wait_for_log(std::string_view text, std::size_t times = 1);
     // How often the daemon's log contains `text` now (for waiting on the next one).
     std::size_t log_count(std::string_view text);
-    // The pid of the newest data-path worker the daemon logged as started; 0 when none.
+    // The daemon's newest living data-path worker (a child running `rpmemd --worker`, from
+    // /proc); 0 when none.
     pid_t last_worker_pid();
 
     // The test CA (its key is in the scratch directory), to sign more certificates.
