@@ -289,6 +289,12 @@ Result<void> Client::Impl::exchange_hello(Clock::time_point deadline) {
                     fmt::format("{} chose protocol version {}, which this client did not offer",
                                 peer_, answer->version),
                     ErrorSource::protocol, static_cast<int>(protocol::Status::protocol_mismatch));
+    if (!protocol::offered_all(answer->capabilities))
+        return fail(EPROTO,
+                    fmt::format("{} answered capabilities {:#x}, beyond the {:#x} this client "
+                                "offered",
+                                peer_, answer->capabilities, protocol::kCapabilities),
+                    ErrorSource::protocol, static_cast<int>(protocol::Status::protocol_mismatch));
     hello_ = std::move(*answer);
     return {};
 }

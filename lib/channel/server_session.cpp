@@ -247,9 +247,11 @@ void ServerSession::on_hello(const protocol::Request& request, std::uint32_t req
                protocol::Reply(hello_reply(Status::protocol_mismatch, message)), request_id);
         return;
     }
-    logger().debug("session {} ({}): hello from '{}' ({}, versions {}..{})", id_, peer_name_,
-                   escape_for_log(peer_.identity), escape_for_log(hello->software),
-                   hello->min_version, hello->max_version);
+    agreed_version_ = protocol::agreed_version(hello->min_version, hello->max_version);
+    shared_capabilities_ = protocol::shared_capabilities(hello->capabilities);
+    logger().debug("session {} ({}): hello from '{}' ({}, versions {}..{}, capabilities {:#x})",
+                   id_, peer_name_, escape_for_log(peer_.identity), escape_for_log(hello->software),
+                   hello->min_version, hello->max_version, hello->capabilities);
 
     // Identity check and factory are the daemon's code and may block: run them on the handler
     // pool. Reading pauses until they answer; the handshake deadline still runs.
@@ -326,8 +328,8 @@ void ServerSession::on_session_made(Result<void> made, std::uint32_t request_id)
     logger().info("session {} ({}): identity '{}' accepted", id_, peer_name_,
                   escape_for_log(peer_.identity));
     protocol::HelloReply reply = hello_reply(Status::ok, {});
-    reply.version = protocol::kProtocolVersion;
-    reply.capabilities = protocol::kCapabilities;
+    reply.version = agreed_version_;
+    reply.capabilities = shared_capabilities_;
     send(reply, request_id);
     read_frame();
 }

@@ -113,6 +113,9 @@ private:
 
     // I/O strand only.
     State state_ = State::handshake;
+    // What the Hello agreed (protocol/version.h), for the HelloReply once the session is made.
+    std::uint16_t agreed_version_ = protocol::kProtocolVersion;
+    std::uint64_t shared_capabilities_ = 0;
     Clock::time_point deadline_;
     FrameBuffer read_buffer_;
     FrameWriter writer_;

@@ -21,6 +21,12 @@ constexpr bool ranges_meet(std::uint16_t peer_min, std::uint16_t peer_max) noexc
 constexpr bool speaks(std::uint16_t version) noexcept {
     return version >= kMinProtocolVersion && version <= kProtocolVersion;
 }
+// The server's choice for a client's range that meets this build's: the highest version both
+// speak.
+constexpr std::uint16_t agreed_version(std::uint16_t peer_min, std::uint16_t peer_max) noexcept {
+    (void)peer_min;
+    return peer_max < kProtocolVersion ? peer_max : kProtocolVersion;
+}
 
 // Optional features a peer announces in its Hello as a bit set; the server answers with the
 // bits both sides share. Unknown bits are ignored, which is what lets a newer peer add bits
@@ -35,6 +41,14 @@ inline constexpr std::uint64_t kCapabilities = static_cast<std::uint64_t>(Capabi
 
 constexpr bool has_capability(std::uint64_t set, Capability capability) noexcept {
     return (set & static_cast<std::uint64_t>(capability)) != 0;
+}
+// What the server answers a peer that announced `peer`: the bits both sides have.
+constexpr std::uint64_t shared_capabilities(std::uint64_t peer) noexcept {
+    return peer & kCapabilities;
+}
+// The client's check of that answer: nothing it did not offer.
+constexpr bool offered_all(std::uint64_t answered) noexcept {
+    return (answered & ~kCapabilities) == 0;
 }
 
 } // namespace rpmem::protocol

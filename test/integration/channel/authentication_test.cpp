@@ -286,3 +286,30 @@ TEST_CASE("a connection that never handshakes is dropped at the handshake deadli
     // Meanwhile and afterwards, honest clients are served.
     CHECK(rpmem::channel::Client::connect(client_config(files, server->port())));
 }
+
+TEST_CASE("a peer offering fewer capabilities, or newer versions too, gets what both share") {
+    TempDir dir;
+    auto files = make_credentials(dir);
+    auto log = std::make_shared<SessionLog>();
+    auto server = start_server(server_config(files), recording_factory(log));
+    const auto heartbeat = static_cast<std::uint64_t>(protocol::Capability::heartbeat);
+    struct Case {
+        protocol::Hello hello;
+        std::uint64_t shared;
+    };
+    for (const Case& c :
+         {Case{{2, 9, heartbeat, "newer client"}, heartbeat}, Case{{2, 2, 0, "minimal client"}, 0},
+          Case{{2, 2, ~0ULL, "client of features unknown here"}, protocol::kCapabilities}}) {
+        INFO(c.hello.software);
+        RawTlsClient raw(files.client());
+        raw.connect(server->port());
+        raw.send(protocol::Request(c.hello), 1);
+        auto reply = raw.read_reply();
+        REQUIRE(reply);
+        const auto* answer = std::get_if<protocol::HelloReply>(&reply->message);
+        REQUIRE(answer != nullptr);
+        CHECK(answer->status == protocol::Status::ok);
+        CHECK(answer->version == protocol::kProtocolVersion); // the highest both speak
+        CHECK(answer->capabilities == c.shared);
+    }
+}
