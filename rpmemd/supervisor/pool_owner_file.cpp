@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "base/config_text.h"
 #include "base/log_text.h"
 #include "rpmemd/supervisor/small_file.h"
 
@@ -14,14 +15,6 @@ namespace {
 
 constexpr std::string_view kSuffix = ".rpmem-owner";
 constexpr std::size_t kMaxOwnerFileSize = 4096;
-
-std::string_view trim(std::string_view text) {
-    const auto first = text.find_first_not_of(" \t\r");
-    if (first == std::string_view::npos)
-        return {};
-    const auto last = text.find_last_not_of(" \t\r");
-    return text.substr(first, last - first + 1);
-}
 
 } // namespace
 
@@ -36,23 +29,16 @@ std::string format_pool_owner(std::string_view identity) {
 }
 
 Result<std::string> parse_pool_owner(std::string_view text, std::string_view origin) {
+    auto entries = parse_config_text(text, origin);
+    if (!entries)
+        return fail(std::move(entries.error()));
     std::optional<std::string> owner;
-    std::size_t number = 0;
-    while (!text.empty()) {
-        ++number;
-        const auto end = text.find('\n');
-        std::string_view line = trim(text.substr(0, end));
-        text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
-        if (line.empty() || line.front() == '#')
-            continue;
+    for (const ConfigEntry& entry : *entries) {
         auto bad = [&](std::string_view what) {
-            return fail(EINVAL, fmt::format("{}:{}: {}", origin, number, what));
+            return fail(EINVAL, fmt::format("{}:{}: {}", origin, entry.line, what));
         };
-        const auto equals = line.find('=');
-        if (equals == std::string_view::npos)
-            return bad("expected 'owner = HEX'");
-        const std::string_view key = trim(line.substr(0, equals));
-        const std::string_view value = trim(line.substr(equals + 1));
+        const std::string_view key = entry.key;
+        const std::string_view value = entry.value;
         if (key != "owner")
             return bad(fmt::format("unknown key '{}'", escape_for_log(key)));
         if (owner)

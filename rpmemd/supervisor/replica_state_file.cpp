@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/config_text.h"
 #include "base/log_text.h"
 #include "rpmemd/supervisor/small_file.h"
 
@@ -18,14 +19,6 @@ namespace {
 
 constexpr std::string_view kSuffix = ".rpmem-state";
 constexpr std::size_t kMaxStateFileSize = 4096;
-
-std::string_view trim(std::string_view text) {
-    const auto first = text.find_first_not_of(" \t\r");
-    if (first == std::string_view::npos)
-        return {};
-    const auto last = text.find_last_not_of(" \t\r");
-    return text.substr(first, last - first + 1);
-}
 
 std::string uuid_hex(const PoolAttributes::Uuid& uuid) {
     std::string text;
@@ -76,22 +69,15 @@ Result<ReplicaRecord> parse_replica_record(std::string_view text, std::string_vi
     bool have_state = false;
     bool have_generation = false;
     int undo_keys = 0;
-    std::size_t number = 0;
-    while (!text.empty()) {
-        ++number;
-        const auto end = text.find('\n');
-        std::string_view line = trim(text.substr(0, end));
-        text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
-        if (line.empty() || line.front() == '#')
-            continue;
+    auto entries = parse_config_text(text, origin);
+    if (!entries)
+        return fail(std::move(entries.error()));
+    for (const ConfigEntry& entry : *entries) {
         auto bad = [&](std::string_view what) {
-            return fail(EINVAL, fmt::format("{}:{}: {}", origin, number, what));
+            return fail(EINVAL, fmt::format("{}:{}: {}", origin, entry.line, what));
         };
-        const auto equals = line.find('=');
-        if (equals == std::string_view::npos)
-            return bad("expected 'key = value'");
-        const std::string_view key = trim(line.substr(0, equals));
-        const std::string_view value = trim(line.substr(equals + 1));
+        const std::string_view key = entry.key;
+        const std::string_view value = entry.value;
         if (key == "state") {
             auto state = protocol::replica_state_from_name(value);
             if (!state)
