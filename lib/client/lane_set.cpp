@@ -16,14 +16,9 @@ namespace rpmem::client {
 
 namespace {
 
-constexpr std::size_t kPage = 4096;
 constexpr std::size_t kBounceSize = 256 * 1024;
 
 } // namespace
-
-void LaneSet::FreeDeleter::operator()(std::byte* memory) const noexcept {
-    std::free(memory);
-}
 
 LaneSet::~LaneSet() {
     // Tell the target each lane is done before the endpoints close.
@@ -82,13 +77,12 @@ Result<void> LaneSet::open(const protocol::DataPath& data_path, std::string_view
 
     const std::size_t per_lane =
         persist::InitiatorLane::buffer_size(data_path.inline_buffer_size, kBounceSize);
-    const std::size_t total = (lanes * per_lane + kPage - 1) / kPage * kPage;
-    buffers_.reset(static_cast<std::byte*>(std::aligned_alloc(kPage, total)));
-    if (!buffers_)
-        return fail(ENOMEM, fmt::format("{}: allocating {} bytes of lane buffers", peer, total));
-    std::memset(buffers_.get(), 0, total);
+    auto buffers = PageBuffer::allocate(lanes * per_lane);
+    if (!buffers)
+        return fail(std::move(buffers.error()).add_context(fmt::format("{}: lane buffers", peer)));
+    buffers_ = std::move(*buffers);
     auto buffer_region = fabric::MemoryRegion::register_memory(
-        stack_->domain(), buffers_.get(), total,
+        stack_->domain(), buffers_.data(), buffers_.size(),
         fabric::access::kSendSource | fabric::access::kReceiveTarget | fabric::access::kReadTarget);
     if (!buffer_region)
         return fail(step(std::move(buffer_region.error()), "registering the lane buffers"));

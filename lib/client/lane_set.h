@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/page_buffer.h"
 #include "client/settings.h"
 #include "fabric/memory_region.h"
 #include "fabric/stack.h"
@@ -47,13 +48,9 @@ private:
                       std::span<std::byte> pool, const Settings& settings, unsigned lanes,
                       const std::atomic<bool>* abort);
 
-    struct FreeDeleter {
-        void operator()(std::byte* memory) const noexcept;
-    };
-
     std::unique_ptr<fabric::Stack> stack_;
     std::optional<fabric::MemoryRegion> pool_region_;
-    std::unique_ptr<std::byte, FreeDeleter> buffers_;
+    PageBuffer buffers_;
     std::optional<fabric::MemoryRegion> buffer_region_;
     std::vector<std::unique_ptr<persist::InitiatorLane>> lanes_;
 };

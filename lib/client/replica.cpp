@@ -155,7 +155,7 @@ Result<void> Replica::persist(std::size_t offset, std::size_t length, unsigned l
                 // our own target's acknowledgement of it (and all before it).
                 result = on.drain();
                 if (result)
-                    ++guard.usage.posted_ahead;
+                    ++guard.usage.posted_by_sibling;
             } else {
                 // Ours first, then the siblings' (each on its own lane, not waited
                 // for), then the wait for ours: the round trips overlap.
@@ -335,14 +335,7 @@ SessionUsage Replica::usage() const {
     total.lanes = lane_count_;
     for (unsigned l = 0; l < lane_count_; ++l) {
         const std::lock_guard lock(guards_[l].mutex);
-        const LaneGuard::Usage& lane = guards_[l].usage;
-        total.persists += lane.persists;
-        total.deep_persists += lane.deep_persists;
-        total.flushes += lane.flushes;
-        total.drains += lane.drains;
-        total.reads += lane.reads;
-        total.bytes += lane.bytes;
-        total.posted_by_sibling += lane.posted_ahead;
+        total += guards_[l].usage;
     }
     return total;
 }

@@ -166,15 +166,7 @@ private:
         std::size_t pending_begin = 0;
         std::size_t pending_end = 0;
         PostedAhead ahead;
-        struct Usage {
-            std::uint64_t persists = 0;
-            std::uint64_t deep_persists = 0;
-            std::uint64_t flushes = 0;
-            std::uint64_t drains = 0;
-            std::uint64_t reads = 0;
-            std::uint64_t bytes = 0;
-            std::uint64_t posted_ahead = 0; // persists a sibling's call had posted (fan-out)
-        } usage;
+        UsageCounters usage;
 
         // Widens the pending range to cover [offset, +length).
         void add_pending(std::size_t offset, std::size_t length) noexcept;

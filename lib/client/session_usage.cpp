@@ -47,6 +47,17 @@ SessionUsage from_json(const nlohmann::json& record) {
 
 } // namespace
 
+UsageCounters& UsageCounters::operator+=(const UsageCounters& other) noexcept {
+    persists += other.persists;
+    deep_persists += other.deep_persists;
+    flushes += other.flushes;
+    drains += other.drains;
+    reads += other.reads;
+    bytes += other.bytes;
+    posted_by_sibling += other.posted_by_sibling;
+    return *this;
+}
+
 std::string usage_record(const SessionUsage& usage) {
     // Names are the application's bytes: replaced, not refused, where they are not UTF-8.
     return to_json(usage).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -10,13 +10,8 @@
 
 namespace rpmem::client {
 
-// What one replica's session carried, from open to close: Replica::usage(), and the record
-// librpmem appends to RPMEM_USAGE_FILE when a replica closes. Tools and tests read these
-// records (read_usage_records), never log text.
-struct SessionUsage {
-    std::string target;   // "host:port" as the application named it
-    std::string pool_set; // the remote pool set's name
-    unsigned lanes = 0;
+// What calls carried: a lane's (Replica counts per lane) or a session's, summed.
+struct UsageCounters {
     std::uint64_t persists = 0;
     std::uint64_t deep_persists = 0;
     std::uint64_t flushes = 0;
@@ -24,6 +19,18 @@ struct SessionUsage {
     std::uint64_t reads = 0;
     std::uint64_t bytes = 0;
     std::uint64_t posted_by_sibling = 0; // persists a sibling's call had posted (fan-out)
+
+    UsageCounters& operator+=(const UsageCounters& other) noexcept;
+    friend bool operator==(const UsageCounters&, const UsageCounters&) = default;
+};
+
+// What one replica's session carried, from open to close: Replica::usage(), and the record
+// librpmem appends to RPMEM_USAGE_FILE when a replica closes. Tools and tests read these
+// records (read_usage_records), never log text.
+struct SessionUsage : UsageCounters {
+    std::string target;   // "host:port" as the application named it
+    std::string pool_set; // the remote pool set's name
+    unsigned lanes = 0;
 
     friend bool operator==(const SessionUsage&, const SessionUsage&) = default;
 };

@@ -17,6 +17,7 @@
 #include <sched.h>
 #include <spdlog/spdlog.h>
 
+#include "base/page_buffer.h"
 #include "fabric/completion_queue.h"
 #include "fabric/memory_region.h"
 #include "fabric/passive_endpoint.h"
@@ -32,7 +33,6 @@ namespace rpmem::daemon {
 
 namespace {
 
-constexpr std::size_t kPage = 4096;
 constexpr std::chrono::milliseconds kSlice{50};
 // How long closing a listener waits for the provider to let go of the connections it holds.
 constexpr std::chrono::milliseconds kListenerDrain{2000};
@@ -54,26 +54,6 @@ public:
 
 private:
     const poolset::PoolMapping& mapping_;
-};
-
-// Page-aligned, zeroed memory for the message buffers; owns it.
-class AlignedBuffer {
-public:
-    explicit AlignedBuffer(std::size_t size)
-        : size_((size + kPage - 1) / kPage * kPage)
-        , data_(static_cast<std::byte*>(std::aligned_alloc(kPage, size_))) {
-        if (data_ != nullptr)
-            std::memset(data_, 0, size_);
-    }
-    ~AlignedBuffer() { std::free(data_); }
-    AlignedBuffer(const AlignedBuffer&) = delete;
-    AlignedBuffer& operator=(const AlignedBuffer&) = delete;
-    std::byte* data() const noexcept { return data_; }
-    std::size_t size() const noexcept { return size_; }
-
-private:
-    std::size_t size_;
-    std::byte* data_;
 };
 
 // The provider the client asked for (or the one rule's choice), within the operator's list.
@@ -138,8 +118,7 @@ private:
         , lane_count_(static_cast<unsigned>(
               std::min<std::size_t>(request.lanes, stack_->capabilities().max_endpoints != 0
                                                        ? stack_->capabilities().max_endpoints
-                                                       : 1)))
-        , buffers_(lane_count_ * lane_stride_) {}
+                                                       : 1))) {}
 
     Result<void> open(const DataPlaneRequest& request);
     std::size_t handle(const fabric::CompletionResult& read);
@@ -168,7 +147,7 @@ private:
     std::unique_ptr<fabric::CompletionQueue> completions_;
     std::optional<fabric::PassiveEndpoint> listener_;
     std::optional<fabric::MemoryRegion> pool_region_;
-    AlignedBuffer buffers_;
+    PageBuffer buffers_; // the lanes' message buffers, lane_stride_ each
     std::optional<fabric::MemoryRegion> buffer_region_;
     std::vector<std::unique_ptr<persist::TargetLane>> lanes_;
     std::array<fabric::Completion, 32> batch_;
@@ -212,8 +191,10 @@ Result<std::unique_ptr<FabricTarget>> FabricTarget::start(const DataPlaneRequest
 
 Result<void> FabricTarget::open(const DataPlaneRequest& request) {
     const fabric::Capabilities& caps = stack_->capabilities();
-    if (buffers_.data() == nullptr)
-        return fail(ENOMEM, "allocating the lanes' message buffers");
+    auto buffers = PageBuffer::allocate(lane_count_ * lane_stride_);
+    if (!buffers)
+        return fail(std::move(buffers.error()).add_context("the lanes' message buffers"));
+    buffers_ = std::move(*buffers);
 
     // Every lane: its receives and its reply sends, plus room for the RMA traffic the
     // provider may report.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <new>
 
 #include "poolset/pool_header.h"
 
@@ -35,6 +36,13 @@ PoolAttributes pmemobj_attributes(bool single_header) {
     }
     a.user_flags = poolset::ArchFlags::local().encode();
     return a;
+}
+
+PageBuffer pool_buffer(std::size_t size) {
+    auto memory = PageBuffer::allocate(size);
+    if (!memory)
+        throw std::bad_alloc();
+    return std::move(*memory);
 }
 
 } // namespace rpmem::test

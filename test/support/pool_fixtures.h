@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "base/page_buffer.h"
 #include "base/pool_attributes.h"
 
 namespace rpmem::test {
@@ -20,5 +21,9 @@ std::string pool_set_text(const std::filesystem::path& directory, const std::str
 // CHECK_BAD_BLOCKS, CKSUM_2K and SDS (plus SINGLEHDR when asked), every UUID set, and this
 // machine's arch flags as user flags.
 PoolAttributes pmemobj_attributes(bool single_header = false);
+
+// An initiator's local pool: `size` zeroed bytes on whole pages (throws std::bad_alloc when
+// memory is short).
+PageBuffer pool_buffer(std::size_t size);
 
 } // namespace rpmem::test

@@ -26,6 +26,7 @@
 #include <fmt/ostream.h>
 #include <unistd.h>
 
+#include "base/page_buffer.h"
 #include "bench_options.h"
 #include "client/lane_set.h"
 #include "command.h"
@@ -88,11 +89,12 @@ public:
                                        mapping_->is_pmem() ? "persistent memory: CPU flushes"
                                                            : "not persistent memory: msync"));
 
-        local_.reset(static_cast<std::byte*>(std::aligned_alloc(4096, pool_size_)));
-        if (!local_)
-            return fail(ENOMEM, "allocating the local pool");
+        auto local = PageBuffer::allocate(pool_size_);
+        if (!local)
+            return fail(std::move(local.error()).add_context("the local pool"));
+        local_ = std::move(*local);
         for (std::size_t i = 0; i < pool_size_; ++i)
-            local_.get()[i] = static_cast<std::byte>(i * 131 + 7);
+            local_.data()[i] = static_cast<std::byte>(i * 131 + 7);
 
         struct Mode {
             protocol::PersistMethod method;
@@ -112,7 +114,7 @@ public:
         }
         // Everything persisted (16 ranges of the largest size, past the header) must be in the
         // target's pool.
-        if (std::memcmp(mapping_->data() + 4096, local_.get() + 4096, 16 * max_size) != 0)
+        if (std::memcmp(mapping_->data() + 4096, local_.data() + 4096, 16 * max_size) != 0)
             return fail(EIO, "the target's pool does not hold the persisted bytes");
         return {};
     }
@@ -146,7 +148,7 @@ private:
             settings.spin = std::chrono::hours(1);
         if (cpus_.size() >= 2)
             pin_current_thread(cpus_.front());
-        auto lanes = client::LaneSet::connect(path, "127.0.0.1", {local_.get(), pool_size_},
+        auto lanes = client::LaneSet::connect(path, "127.0.0.1", {local_.data(), pool_size_},
                                               settings, 1, nullptr);
         if (!lanes)
             return fail(std::move(lanes.error()));
@@ -185,7 +187,7 @@ private:
     fs::path dir_;
     std::size_t pool_size_ = 0;
     std::optional<poolset::PoolMapping> mapping_;
-    AlignedMemory local_;
+    PageBuffer local_;
 };
 
 // "strict 64: 1.08x raw-gpspm" lines: each rpmem row against its fabric counterpart.

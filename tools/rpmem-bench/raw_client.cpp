@@ -71,19 +71,21 @@ Result<std::unique_ptr<RawClient>> RawClient::connect(const std::string& provide
 }
 
 Result<void> RawClient::open(std::size_t lanes) {
-    source_ = allocate_aligned(region_size_);
-    messages_ = allocate_aligned(lanes * kLaneSlot);
-    if (!source_ || !messages_)
+    auto source_memory = PageBuffer::allocate(region_size_);
+    auto message_memory = PageBuffer::allocate(lanes * kLaneSlot);
+    if (!source_memory || !message_memory)
         return fail(ENOMEM, "allocating the client's buffers", ErrorSource::system, ENOMEM);
+    source_ = std::move(*source_memory);
+    messages_ = std::move(*message_memory);
     for (std::size_t i = 0; i < region_size_; ++i)
-        source_.get()[i] = std::byte(static_cast<unsigned char>(i * 131 + 17));
-    auto source = MemoryRegion::register_memory(stack_->domain(), source_.get(), region_size_,
+        source_.data()[i] = std::byte(static_cast<unsigned char>(i * 131 + 17));
+    auto source = MemoryRegion::register_memory(stack_->domain(), source_.data(), region_size_,
                                                 access::kWriteSource);
     if (!source)
         return fail(std::move(source.error()));
     source_region_.emplace(std::move(*source));
     auto messages = MemoryRegion::register_memory(
-        stack_->domain(), messages_.get(), lanes * kLaneSlot,
+        stack_->domain(), messages_.data(), lanes * kLaneSlot,
         access::kSendSource | access::kReceiveTarget | access::kReadTarget);
     if (!messages)
         return fail(std::move(messages.error()));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/page_buffer.h"
 #include "fabric/memory_region.h"
 #include "fabric/own_queue_endpoint.h"
 #include "fabric/stack.h"
@@ -46,7 +47,7 @@ public:
 
     std::size_t lanes() const noexcept { return lanes_.size(); }
     const fabric::Capabilities& capabilities() const noexcept { return stack_->capabilities(); }
-    const std::byte* source() const noexcept { return source_.get(); }
+    const std::byte* source() const noexcept { return source_.data(); }
     void set_wait_policy(const fabric::WaitPolicy& policy);
 
     // One iteration of `operation` with writes of `size` bytes on lane `lane`, waited for.
@@ -68,9 +69,9 @@ private:
     std::unique_ptr<fabric::Stack> stack_;
     fabric::RemoteRegion target_;
     std::size_t region_size_;
-    AlignedMemory source_;
+    PageBuffer source_;
     std::optional<fabric::MemoryRegion> source_region_;
-    AlignedMemory messages_;
+    PageBuffer messages_;
     std::optional<fabric::MemoryRegion> message_region_;
     std::vector<Lane> lanes_;
 };

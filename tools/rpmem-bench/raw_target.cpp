@@ -20,18 +20,6 @@ constexpr std::size_t kMessageSlot = 64; // request and reply buffers, cache-lin
 
 } // namespace
 
-void FreeDeleter::operator()(std::byte* data) const noexcept {
-    std::free(data);
-}
-
-AlignedMemory allocate_aligned(std::size_t size) {
-    const std::size_t rounded = (size + kPage - 1) / kPage * kPage;
-    AlignedMemory memory(static_cast<std::byte*>(std::aligned_alloc(kPage, rounded)));
-    if (memory)
-        std::memset(memory.get(), 0, rounded);
-    return memory;
-}
-
 RawTarget::RawTarget(RawTargetConfig config, std::unique_ptr<Stack> stack)
     : config_(std::move(config))
     , stack_(std::move(stack)) {}
@@ -53,18 +41,20 @@ Result<void> RawTarget::open_resources() {
         return fail(std::move(completions.error()));
     completions_ = std::move(*completions);
 
-    memory_ = allocate_aligned(config_.region_size);
-    messages_ = allocate_aligned(config_.max_lanes * 2 * kMessageSlot);
-    if (!memory_ || !messages_)
+    auto memory = PageBuffer::allocate(config_.region_size);
+    auto messages = PageBuffer::allocate(config_.max_lanes * 2 * kMessageSlot);
+    if (!memory || !messages)
         return fail(ENOMEM, "allocating the target's memory", ErrorSource::system, ENOMEM);
+    memory_ = std::move(*memory);
+    messages_ = std::move(*messages);
     auto region =
-        MemoryRegion::register_memory(stack_->domain(), memory_.get(), config_.region_size,
+        MemoryRegion::register_memory(stack_->domain(), memory_.data(), config_.region_size,
                                       access::kRemoteRead | access::kRemoteWrite);
     if (!region)
         return fail(std::move(region.error()));
     region_.emplace(std::move(*region));
     auto message_region = MemoryRegion::register_memory(
-        stack_->domain(), messages_.get(), config_.max_lanes * 2 * kMessageSlot,
+        stack_->domain(), messages_.data(), config_.max_lanes * 2 * kMessageSlot,
         access::kSendSource | access::kReceiveTarget);
     if (!message_region)
         return fail(std::move(message_region.error()));

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/page_buffer.h"
 #include "fabric/completion_queue.h"
 #include "fabric/memory_region.h"
 #include "fabric/passive_endpoint.h"
@@ -25,13 +26,6 @@ namespace rpmem::bench {
 // naming the range, a smaller reply).
 inline constexpr std::size_t kRequestSize = 32;
 inline constexpr std::size_t kReplySize = 16;
-
-// Heap memory for registration, page aligned, freed with free().
-struct FreeDeleter {
-    void operator()(std::byte* data) const noexcept;
-};
-using AlignedMemory = std::unique_ptr<std::byte, FreeDeleter>;
-AlignedMemory allocate_aligned(std::size_t size);
 
 struct RawTargetConfig {
     std::string provider;
@@ -56,7 +50,7 @@ public:
 
     std::string service() const { return std::to_string(listener_->port()); }
     fabric::RemoteRegion region() const { return region_->remote(); }
-    const std::byte* memory() const { return memory_.get(); }
+    const std::byte* memory() const { return memory_.data(); }
     // How the responder waits from its next wait on.
     void set_spin(std::chrono::nanoseconds spin) { spin_ns_ = spin.count(); }
     std::optional<Error> failure() const;
@@ -79,9 +73,9 @@ private:
     // Parents before children.
     std::unique_ptr<fabric::Stack> stack_;
     std::unique_ptr<fabric::CompletionQueue> completions_;
-    AlignedMemory memory_;
+    PageBuffer memory_;
     std::optional<fabric::MemoryRegion> region_;
-    AlignedMemory messages_; // per lane: request buffer, then reply buffer
+    PageBuffer messages_; // per lane: request buffer, then reply buffer
     std::optional<fabric::MemoryRegion> message_region_;
     std::optional<fabric::PassiveEndpoint> listener_;
     std::vector<std::unique_ptr<Lane>> lanes_;

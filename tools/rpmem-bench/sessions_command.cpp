@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/page_buffer.h"
 #include "bench_options.h"
 #include "client/replica.h"
 #include "command.h"
@@ -60,24 +61,20 @@ struct SessionsOptions {
     OutputOptions output;
 };
 
-struct FreeAligned {
-    void operator()(std::byte* memory) const noexcept { std::free(memory); }
-};
-
 // One session's local pool and its replica.
 struct Session {
     std::string set;
-    std::unique_ptr<std::byte, FreeAligned> memory;
+    PageBuffer memory;
     std::unique_ptr<client::Replica> replica;
 
     Result<void> open(const client::Settings& settings, std::uint16_t port) {
-        memory.reset(static_cast<std::byte*>(std::aligned_alloc(4096, kPoolSize)));
-        if (!memory)
-            return fail(ENOMEM, "allocating a local pool");
-        std::memset(memory.get(), 0, kPoolSize);
+        auto allocated = PageBuffer::allocate(kPoolSize);
+        if (!allocated)
+            return fail(std::move(allocated.error()).add_context("a local pool"));
+        memory = std::move(*allocated);
         unsigned lanes = 1;
         auto made = client::Replica::create(settings, Target{"", "127.0.0.1", port}, set,
-                                            {memory.get(), kPoolSize}, lanes, nullptr);
+                                            {memory.data(), kPoolSize}, lanes, nullptr);
         if (!made)
             return fail(std::move(made.error()).add_context(set));
         replica = std::move(*made);
@@ -85,7 +82,7 @@ struct Session {
     }
 
     Result<void> persist(std::uint64_t stamp) {
-        std::memcpy(memory.get() + kOffset, &stamp, sizeof stamp);
+        std::memcpy(memory.data() + kOffset, &stamp, sizeof stamp);
         return replica->persist(kOffset, kPersistSize, 0, client::PersistMode::strict);
     }
 };
@@ -269,7 +266,7 @@ public:
             for (std::size_t p = 0; p < processes; ++p) {
                 std::vector<Session> share;
                 for (std::size_t i = 1 + p; i < sessions.size(); i += processes)
-                    share.push_back(Session{sessions[i].set, nullptr, nullptr});
+                    share.push_back(Session{sessions[i].set, {}, nullptr});
                 int command[2], answer[2];
                 if (::pipe2(command, O_CLOEXEC) != 0 || ::pipe2(answer, O_CLOEXEC) != 0)
                     return fail(Error::from_errno(errno, "creating a load process's pipes"));

@@ -96,7 +96,7 @@ TEST_CASE("continue: a lost data plane degrades, resyncs under writes, ends byte
     host.write_set("degraded.set", "degraded", 1, "NOHDRS");
 
     auto memory = pool_memory();
-    auto* pool = static_cast<std::byte*>(memory.get());
+    auto* pool = memory.data();
     unsigned lanes = 2;
     RPMEMpool* rpp =
         rpmem_create(host.target().c_str(), "degraded.set", pool, kPoolSize, &lanes, nullptr);

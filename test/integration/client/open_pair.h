@@ -29,7 +29,7 @@ inline OpenPair open_pair(const ReplicaPair& pair, const std::filesystem::path& 
     apply_environment(pair.client_environment(log, timeout_ms));
     apply_environment(extra);
     OpenPair open;
-    open.pool = static_cast<std::byte*>(pool_memory().release());
+    open.pool = pool_memory().release();
     unsigned lanes = 1;
     open.a =
         rpmem_create(pair.a.target().c_str(), "pool.set", open.pool, kPoolSize, &lanes, nullptr);

@@ -41,7 +41,7 @@ struct Pair : ReplicaPair {
 
 // In a forked child: the child's until it exits.
 std::byte* local_pool() {
-    return static_cast<std::byte*>(pool_memory().release());
+    return pool_memory().release();
 }
 
 void client_settings(const Pair& pair, const fs::path& log) {

@@ -111,7 +111,7 @@ TEST_CASE("librpmem: sessions as rpmemd sees them, and a target that is not ther
     // An open the target refuses: ENOENT, and no close request for a pool never opened.
     unsigned lanes = 1;
     errno = 0;
-    CHECK(rpmem_open(target.c_str(), "missing.set", pool.get(), kPoolSize, &lanes, nullptr) ==
+    CHECK(rpmem_open(target.c_str(), "missing.set", pool.data(), kPoolSize, &lanes, nullptr) ==
           nullptr);
     CHECK(errno == ENOENT);
     CHECK_THAT(rpmem_errormsg(), Catch::Contains(target) && Catch::Contains("missing.set"));
@@ -121,10 +121,10 @@ TEST_CASE("librpmem: sessions as rpmemd sees them, and a target that is not ther
     // create, persist, close: the target logs a clean end of the lanes and of the channel.
     lanes = 2;
     RPMEMpool* rpp =
-        rpmem_create(target.c_str(), "pool.set", pool.get(), kPoolSize, &lanes, nullptr);
+        rpmem_create(target.c_str(), "pool.set", pool.data(), kPoolSize, &lanes, nullptr);
     INFO(rpmem_errormsg());
     REQUIRE(rpp != nullptr);
-    std::memcpy(static_cast<char*>(pool.get()) + 4096, "durable", 8);
+    std::memcpy(pool.data() + 4096, "durable", 8);
     CHECK(rpmem_persist(rpp, 4096, 8, 0, 0) == 0);
     CHECK(rpmem_close(rpp) == 0);
     REQUIRE(host.wait_for_log("session 2 (127.0.0.1:"));
@@ -134,18 +134,18 @@ TEST_CASE("librpmem: sessions as rpmemd sees them, and a target that is not ther
     CHECK_THAT(log, !Catch::Contains("Operation canceled"));
 
     host.write_set("header.set", "header", 1);
-    check_argument_rules(target, pool.get());
+    check_argument_rules(target, pool.data());
 
     // Nothing listens any more: create, open and remove fail with ECONNREFUSED naming the
     // target (an open used to crash here, closing a channel it never had).
     REQUIRE(host.daemon().stop(SIGTERM) == 0);
     errno = 0;
-    CHECK(rpmem_open(target.c_str(), "pool.set", pool.get(), kPoolSize, &lanes, nullptr) ==
+    CHECK(rpmem_open(target.c_str(), "pool.set", pool.data(), kPoolSize, &lanes, nullptr) ==
           nullptr);
     CHECK(errno == ECONNREFUSED);
     CHECK_THAT(rpmem_errormsg(), Catch::Contains(target));
     errno = 0;
-    CHECK(rpmem_create(target.c_str(), "other.set", pool.get(), kPoolSize, &lanes, nullptr) ==
+    CHECK(rpmem_create(target.c_str(), "other.set", pool.data(), kPoolSize, &lanes, nullptr) ==
           nullptr);
     CHECK(errno == ECONNREFUSED);
     CHECK_THAT(rpmem_errormsg(), Catch::Contains(target));

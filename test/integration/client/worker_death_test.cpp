@@ -56,10 +56,10 @@ TEST_CASE("librpmem: a dead worker ends only its sessions, and rpmemd serves on"
 
     unsigned lanes = 2;
     RPMEMpool* rpp =
-        rpmem_create(target.c_str(), "lost.set", pool.get(), kPoolSize, &lanes, &attributes);
+        rpmem_create(target.c_str(), "lost.set", pool.data(), kPoolSize, &lanes, &attributes);
     INFO(rpmem_errormsg());
     REQUIRE(rpp != nullptr);
-    std::memcpy(static_cast<char*>(pool.get()) + 4096, "before", 7);
+    std::memcpy(pool.data() + 4096, "before", 7);
     REQUIRE(rpmem_persist(rpp, 4096, 8, 0, 0) == 0);
 
     // The header is not registered for RMA: reading it is refused without breaking the pool.
@@ -101,14 +101,14 @@ TEST_CASE("librpmem: a dead worker ends only its sessions, and rpmemd serves on"
 
     // rpmemd is alive and serves the same pool set again at once, with a new worker.
     REQUIRE(::kill(host.daemon().pid(), 0) == 0);
-    rpp = rpmem_open(target.c_str(), "lost.set", pool.get(), kPoolSize, &lanes, nullptr);
+    rpp = rpmem_open(target.c_str(), "lost.set", pool.data(), kPoolSize, &lanes, nullptr);
     INFO(rpmem_errormsg());
     REQUIRE(rpp != nullptr);
     CHECK(host.last_worker_pid() != worker);
     std::memset(back, 0, sizeof back);
     REQUIRE(rpmem_read(rpp, back, 4096, sizeof back, 0) == 0);
     CHECK(std::string(back) == "before");
-    std::memcpy(static_cast<char*>(pool.get()) + 4096, "after", 6);
+    std::memcpy(pool.data() + 4096, "after", 6);
     CHECK(rpmem_persist(rpp, 4096, 8, 1, 0) == 0);
     CHECK(rpmem_close(rpp) == 0);
 }

@@ -13,6 +13,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "base/page_buffer.h"
 #include "client/lane_set.h"
 #include "poolset/parser.h"
 #include "poolset/pool_mapping.h"
@@ -24,11 +25,6 @@ using namespace rpmem;
 namespace {
 
 constexpr std::size_t kPoolSize = 8 << 20;
-constexpr std::size_t kPage = 4096;
-
-struct FreeDeleter {
-    void operator()(std::byte* memory) const noexcept { std::free(memory); }
-};
 
 // A target pool file and its FabricTarget, and a local pool of the same size.
 class Fixture {
@@ -57,8 +53,9 @@ public:
         REQUIRE(target);
         target_ = std::move(*target);
 
-        local_.reset(static_cast<std::byte*>(std::aligned_alloc(kPage, kPoolSize)));
-        std::memset(local_.get(), 0, kPoolSize);
+        auto local = PageBuffer::allocate(kPoolSize);
+        REQUIRE(local);
+        local_ = std::move(*local);
         settings_.timeout = std::chrono::milliseconds(5000);
         settings_.connect_timeout = std::chrono::milliseconds(5000);
     }
@@ -73,14 +70,14 @@ public:
                                         nullptr);
     }
 
-    std::span<std::byte> local() const { return {local_.get(), kPoolSize}; }
+    std::span<std::byte> local() const { return {local_.data(), kPoolSize}; }
     const std::byte* remote() const { return reinterpret_cast<const std::byte*>(mapping_->data()); }
     void fill(std::size_t offset, std::size_t length, int seed) {
         for (std::size_t i = 0; i < length; ++i)
-            local_.get()[offset + i] = static_cast<std::byte>((i * 31 + seed) & 0xff);
+            local_.data()[offset + i] = static_cast<std::byte>((i * 31 + seed) & 0xff);
     }
     bool same(std::size_t offset, std::size_t length) const {
-        return std::memcmp(local_.get() + offset, remote() + offset, length) == 0;
+        return std::memcmp(local_.data() + offset, remote() + offset, length) == 0;
     }
 
     daemon::DataPlane& target() { return *target_; }
@@ -93,7 +90,7 @@ private:
     std::optional<poolset::PoolMapping> mapping_;
     protocol::SessionToken token_{};
     std::unique_ptr<daemon::DataPlane> target_;
-    std::unique_ptr<std::byte, FreeDeleter> local_;
+    PageBuffer local_;
     client::Settings settings_;
 };
 

@@ -179,18 +179,12 @@ std::optional<std::string> daemon_exit_within(pid_t pid, std::chrono::millisecon
     return fmt::format("killed by signal {}", info.si_status);
 }
 
-struct FreeDeleter {
-    void operator()(std::byte* memory) const noexcept { std::free(memory); }
-};
-
 // The second client: its own identity, pool and session, through the real client library.
 class Victim {
 public:
     Victim(TargetHost& host, const channel::TlsFiles& tls, const std::string& provider)
         : host_(host)
-        , memory_(static_cast<std::byte*>(std::aligned_alloc(4096, kPoolSize))) {
-        REQUIRE(memory_);
-        std::memset(memory_.get(), 0, kPoolSize);
+        , memory_(pool_buffer(kPoolSize)) {
         host.write_set("victim.set", "victim", 1);
         client::Settings settings = client_settings(tls, provider);
         settings.enable_sockets = true;
@@ -198,13 +192,13 @@ public:
         PoolAttributes attributes = pmemobj_attributes();
         auto replica =
             client::Replica::create(settings, Target{"", "127.0.0.1", host.port()}, "victim.set",
-                                    {memory_.get(), kPoolSize}, lanes, &attributes);
+                                    {memory_.data(), kPoolSize}, lanes, &attributes);
         INFO((replica ? std::string() : replica.error().message()));
         REQUIRE(replica);
         replica_ = std::move(*replica);
 
         expected_ = pattern(kPatternSize, 1);
-        std::copy(expected_.begin(), expected_.end(), memory_.get() + kPatternOffset);
+        std::copy(expected_.begin(), expected_.end(), memory_.data() + kPatternOffset);
         auto persisted =
             replica_->persist(kPatternOffset, kPatternSize, 0, client::PersistMode::strict);
         INFO((persisted ? std::string() : persisted.error().message()));
@@ -234,7 +228,7 @@ public:
 
         const std::vector<std::byte> more = pattern(4096, 2);
         const std::size_t offset = kPatternOffset + kPatternSize;
-        std::copy(more.begin(), more.end(), memory_.get() + offset);
+        std::copy(more.begin(), more.end(), memory_.data() + offset);
         auto persisted = replica_->persist(offset, more.size(), 0, client::PersistMode::strict);
         INFO("victim's persist: " << (persisted ? std::string("ok") : persisted.error().message()));
         CHECK(persisted);
@@ -244,7 +238,7 @@ public:
 
 private:
     TargetHost& host_;
-    std::unique_ptr<std::byte, FreeDeleter> memory_;
+    PageBuffer memory_;
     std::unique_ptr<client::Replica> replica_;
     std::vector<std::byte> expected_;
     std::vector<std::byte> header_;

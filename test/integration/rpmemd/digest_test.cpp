@@ -26,16 +26,10 @@ namespace {
 constexpr std::size_t kPoolBytes = 40 << 20;
 constexpr std::size_t kExtent = 64 << 10;
 
-struct FreeAligned {
-    void operator()(std::byte* memory) const noexcept { std::free(memory); }
-};
-
 // An initiator's pool with a pmemobj-like header and a replica created for it on `host`.
 struct ReplicatedPool {
     explicit ReplicatedPool(TargetHost& host)
-        : memory(static_cast<std::byte*>(std::aligned_alloc(4096, kPoolBytes))) {
-        REQUIRE(memory);
-        std::memset(memory.get(), 0, kPoolBytes);
+        : memory(pool_buffer(kPoolBytes)) {
         host.write_set("digest.set",
                        "PMEMPOOLSET\n40M " + (host.dir() / "digest.0").string() + "\n");
         unsigned lanes = 1;
@@ -48,9 +42,9 @@ struct ReplicatedPool {
         replica = std::move(*made);
     }
 
-    std::span<std::byte> pool() const { return {memory.get(), kPoolBytes}; }
+    std::span<std::byte> pool() const { return {memory.data(), kPoolBytes}; }
 
-    std::unique_ptr<std::byte, FreeAligned> memory;
+    PageBuffer memory;
     std::unique_ptr<client::Replica> replica;
 };
 
@@ -68,7 +62,7 @@ TEST_CASE("a replica's digests equal the initiator's after persists, and a chang
     // A pattern at the start and near the end (the second request of 4 KiB extents).
     for (std::size_t start : {data.offset, kPoolBytes - (2 << 20)}) {
         for (std::size_t i = start; i < start + (1 << 20); ++i)
-            initiator.memory.get()[i] = static_cast<std::byte>((i * 7 + i / 4096) & 0xff);
+            initiator.memory.data()[i] = static_cast<std::byte>((i * 7 + i / 4096) & 0xff);
         REQUIRE(replica.persist(start, 1 << 20, 0, client::PersistMode::strict));
     }
 

@@ -33,13 +33,9 @@ constexpr unsigned kSessionsPerIdentity = 32;
 constexpr unsigned kThreads = 2; // nthreads
 constexpr std::size_t kOffset = 8192;
 
-struct FreeAligned {
-    void operator()(std::byte* memory) const noexcept { std::free(memory); }
-};
-
 struct Session {
     std::string set;
-    std::unique_ptr<std::byte, FreeAligned> memory;
+    PageBuffer memory;
     std::unique_ptr<client::Replica> replica;
 };
 
@@ -113,9 +109,7 @@ TEST_CASE("one rpmemd serves 128 sessions of four identities with two responders
             Session session;
             session.set = fmt::format("{}-{}.set", identity, s);
             host.write_set(session.set, fmt::format("{}-{}", identity, s), 1);
-            session.memory.reset(static_cast<std::byte*>(std::aligned_alloc(4096, kPoolSize)));
-            REQUIRE(session.memory);
-            std::memset(session.memory.get(), 0, kPoolSize);
+            session.memory = pool_buffer(kPoolSize);
             by_identity[id].push_back(std::move(session));
         }
         // Each identity opens its sessions from a thread of its own, as separate clients would.
@@ -124,7 +118,7 @@ TEST_CASE("one rpmemd serves 128 sessions of four identities with two responders
                 unsigned lanes = 1;
                 PoolAttributes attributes = pmemobj_attributes();
                 auto made = client::Replica::create(settings, Target{"", "127.0.0.1", host.port()},
-                                                    session.set, {session.memory.get(), kPoolSize},
+                                                    session.set, {session.memory.data(), kPoolSize},
                                                     lanes, &attributes);
                 if (!made) {
                     failures[id] = session.set + ": " + made.error().message();
@@ -147,8 +141,8 @@ TEST_CASE("one rpmemd serves 128 sessions of four identities with two responders
             for (unsigned s = 0; s < kSessionsPerIdentity; ++s) {
                 Session& session = by_identity[id][s];
                 const std::string text = fmt::format("round {} client{} session {}", round, id, s);
-                std::memset(session.memory.get() + kOffset, 0, 64);
-                std::memcpy(session.memory.get() + kOffset, text.data(), text.size());
+                std::memset(session.memory.data() + kOffset, 0, 64);
+                std::memcpy(session.memory.data() + kOffset, text.data(), text.size());
                 auto persisted =
                     session.replica->persist(kOffset, 64, 0, client::PersistMode::strict);
                 INFO(session.set << ": " << (persisted ? "" : persisted.error().message()));

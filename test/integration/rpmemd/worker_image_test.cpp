@@ -33,10 +33,6 @@ namespace {
 
 constexpr std::size_t kPoolBytes = 2 << 20; // one 2 MiB part (TargetHost::write_set)
 
-struct FreeAligned {
-    void operator()(std::byte* memory) const noexcept { std::free(memory); }
-};
-
 // The real uid of a running process, from /proc/PID/status.
 uid_t uid_of(pid_t pid) {
     std::ifstream status("/proc/" + std::to_string(pid) + "/status");
@@ -87,17 +83,14 @@ TEST_CASE("rpmemd run as nobody from a directory nobody cannot traverse serves s
     std::filesystem::rename(replacement, image);
 
     // A session with its data path: the pool is created, a persist reaches the part file.
-    std::unique_ptr<std::byte, FreeAligned> memory(
-        static_cast<std::byte*>(std::aligned_alloc(4096, kPoolBytes)));
-    REQUIRE(memory);
-    std::memset(memory.get(), 0, kPoolBytes);
+    PageBuffer memory = pool_buffer(kPoolBytes);
     const std::string pattern = "written by a session of an rpmemd running as nobody";
-    std::memcpy(memory.get() + 8192, pattern.data(), pattern.size());
+    std::memcpy(memory.data() + 8192, pattern.data(), pattern.size());
     unsigned lanes = 1;
     PoolAttributes attributes = pmemobj_attributes();
     auto replica = client::Replica::create(client_settings(host.credentials().client()),
                                            Target{"", "127.0.0.1", host.port()}, "n.set",
-                                           {memory.get(), kPoolBytes}, lanes, &attributes);
+                                           {memory.data(), kPoolBytes}, lanes, &attributes);
     INFO(host.dir().read("rpmemd.log"));
     REQUIRE(replica);
     REQUIRE((*replica)->persist(8192, 4096, 0, client::PersistMode::strict));
@@ -121,15 +114,12 @@ TEST_CASE("a worker of another version is refused, and refuses its supervisor") 
     options.environment = {{"RPMEM_FAILPOINT", "worker-version-mismatch"}};
     TargetHost host(options);
     host.write_set("v.set", "v", 1);
-    std::unique_ptr<std::byte, FreeAligned> memory(
-        static_cast<std::byte*>(std::aligned_alloc(4096, kPoolBytes)));
-    REQUIRE(memory);
-    std::memset(memory.get(), 0, kPoolBytes);
+    PageBuffer memory = pool_buffer(kPoolBytes);
     unsigned lanes = 1;
     PoolAttributes attributes = pmemobj_attributes();
     auto replica = client::Replica::create(client_settings(host.credentials().client()),
                                            Target{"", "127.0.0.1", host.port()}, "v.set",
-                                           {memory.get(), kPoolBytes}, lanes, &attributes);
+                                           {memory.data(), kPoolBytes}, lanes, &attributes);
     REQUIRE_FALSE(replica);
     CHECK_THAT(replica.error().message(),
                Catch::Contains("starting the worker for 'alice': the worker for 'alice' is "
