@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "channel/client.h"
+#include "control_requests.h"
 #include "poolset/parser.h"
 #include "poolset/pool_header.h"
 #include "poolset/pool_mapping.h"
@@ -20,14 +21,6 @@ using namespace rpmem::test;
 using protocol::Status;
 
 namespace {
-
-template <typename ReplyType>
-ReplyType call_ok(channel::Client& client, const protocol::Request& request) {
-    auto reply = channel::expect<ReplyType>(client.call(request), "request");
-    INFO((reply ? std::string() : reply.error().message()));
-    REQUIRE(reply);
-    return *reply;
-}
 
 std::string hex(const protocol::SessionToken& token) {
     std::string text;

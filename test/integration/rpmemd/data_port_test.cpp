@@ -18,29 +18,13 @@
 #include <unistd.h>
 
 #include "channel/client.h"
+#include "control_requests.h"
 #include "target_host.h"
 
 using namespace rpmem;
 using namespace rpmem::test;
 
 namespace {
-
-protocol::CreateRequest create_request(std::string name) {
-    protocol::CreateRequest r;
-    r.pool_set = std::move(name);
-    r.pool_size = 2u << 20;
-    r.lanes = 2;
-    r.attributes = pmemobj_attributes();
-    return r;
-}
-
-template <typename ReplyType>
-ReplyType call_ok(channel::Client& client, const protocol::Request& request) {
-    auto reply = channel::expect<ReplyType>(client.call(request), "request");
-    INFO((reply ? std::string() : reply.error().message()));
-    REQUIRE(reply);
-    return *reply;
-}
 
 std::size_t descriptors_of(pid_t pid) {
     std::size_t count = 0;
@@ -84,13 +68,13 @@ TEST_CASE("raw connections to a data port leave the worker's descriptors at thei
     host.write_set("flooded.set", "flooded", 1);
     // The first session keeps the identity's worker alive throughout.
     auto keeper = host.client();
-    call_ok<protocol::CreateReply>(*keeper, create_request("keep.set"));
+    call_ok<protocol::CreateReply>(*keeper, create_request("keep.set", 2));
     const pid_t worker = host.last_worker_pid();
     REQUIRE(worker > 0);
     const std::size_t baseline = descriptors_of(worker);
 
     auto client = host.client();
-    auto created = call_ok<protocol::CreateReply>(*client, create_request("flooded.set"));
+    auto created = call_ok<protocol::CreateReply>(*client, create_request("flooded.set", 2));
     const std::uint16_t port = created.data_path.port;
     REQUIRE(port != 0);
     const std::size_t with_session = descriptors_of(worker);

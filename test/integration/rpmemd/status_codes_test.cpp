@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "channel/client.h"
+#include "control_requests.h"
 #include "fabric/provider.h"
 #include "protocol/frame_header.h"
 #include "raw_tls_client.h"
@@ -41,23 +42,6 @@ std::pair<Status, int> outcome(channel::Client& client, const protocol::Request&
     UNSCOPED_INFO("reply: " << protocol::name_of(status) << ": "
                             << (expected ? "" : expected.error().message()));
     return {status, errno_value};
-}
-
-protocol::CreateRequest create_request(std::string name, std::uint32_t lanes = 1) {
-    protocol::CreateRequest r;
-    r.pool_set = std::move(name);
-    r.pool_size = 2u << 20;
-    r.lanes = lanes;
-    r.attributes = pmemobj_attributes();
-    return r;
-}
-
-protocol::OpenRequest open_request(std::string name) {
-    protocol::OpenRequest r;
-    r.pool_set = std::move(name);
-    r.pool_size = 2u << 20;
-    r.lanes = 1;
-    return r;
 }
 
 using Pair = std::pair<Status, int>;

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "channel/client.h"
+#include "control_requests.h"
 #include "target_host.h"
 
 using namespace rpmem;
@@ -18,23 +19,6 @@ using namespace rpmem::test;
 using protocol::Status;
 
 namespace {
-
-protocol::CreateRequest create_request(std::string name) {
-    protocol::CreateRequest r;
-    r.pool_set = std::move(name);
-    r.pool_size = 2u << 20;
-    r.lanes = 1;
-    r.attributes = pmemobj_attributes();
-    return r;
-}
-
-protocol::OpenRequest open_request(std::string name) {
-    protocol::OpenRequest r;
-    r.pool_set = std::move(name);
-    r.pool_size = 2u << 20;
-    r.lanes = 1;
-    return r;
-}
 
 // What the daemon answers: the reply's type, status and message, for comparing answers.
 struct Answer {
@@ -67,14 +51,6 @@ std::vector<Answer> probe(channel::Client& client, const std::string& name) {
     answers.push_back(ask(client, protocol::RemoveRequest{name, false, false}));
     answers.push_back(ask(client, protocol::RemoveRequest{name, true, false}));
     return answers;
-}
-
-template <typename ReplyType>
-ReplyType call_ok(channel::Client& client, const protocol::Request& request) {
-    auto reply = channel::expect<ReplyType>(client.call(request), "request");
-    INFO((reply ? std::string() : reply.error().message()));
-    REQUIRE(reply);
-    return *reply;
 }
 
 } // namespace
