@@ -56,9 +56,6 @@ public:
     void on_close(const Error& reason) noexcept override;
     void on_open(Ender end) override { end_ = std::move(end); }
 
-    // "session 7 (alice@127.0.0.1:40312)": the prefix of this session's log lines.
-    const std::string& log_name() const noexcept { return log_name_; }
-
 private:
     protocol::Reply create(const protocol::CreateRequest& request);
     protocol::Reply open(const protocol::OpenRequest& request);
