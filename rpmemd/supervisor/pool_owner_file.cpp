@@ -62,29 +62,26 @@ Result<std::string> parse_pool_owner(std::string_view text, std::string_view ori
 
 PoolOwnerFile::PoolOwnerFile(UniqueFd directory, std::string_view set_leaf,
                              std::string_view set_path)
-    : directory_(std::move(directory))
-    , leaf_(std::string(set_leaf) + std::string(kSuffix))
-    , path_(std::string(set_path) + std::string(kSuffix)) {}
+    : file_(std::move(directory), set_leaf, set_path, kSuffix) {}
 
 Result<std::optional<std::string>> PoolOwnerFile::read() const {
-    auto text = read_small_file(directory_.get(), leaf_, path_, kMaxOwnerFileSize);
+    auto text = file_.read(kMaxOwnerFileSize);
     if (!text)
         return fail(std::move(text.error()));
     if (!*text)
         return std::optional<std::string>{};
-    auto owner = parse_pool_owner(**text, path_);
+    auto owner = parse_pool_owner(**text, file_.path());
     if (!owner)
         return fail(std::move(owner.error()));
     return std::optional<std::string>(std::move(*owner));
 }
 
 Result<void> PoolOwnerFile::write(std::string_view identity) const {
-    return replace_file_durably(directory_.get(), leaf_, format_pool_owner(identity), path_,
-                                "owner record");
+    return file_.replace(format_pool_owner(identity), "owner record");
 }
 
 Result<void> PoolOwnerFile::remove() const {
-    return remove_small_file(directory_.get(), leaf_, path_);
+    return file_.remove();
 }
 
 } // namespace rpmem::daemon

@@ -132,29 +132,26 @@ Result<ReplicaRecord> parse_replica_record(std::string_view text, std::string_vi
 
 ReplicaStateFile::ReplicaStateFile(UniqueFd directory, std::string_view set_leaf,
                                    std::string_view set_path)
-    : directory_(std::move(directory))
-    , leaf_(std::string(set_leaf) + std::string(kSuffix))
-    , path_(std::string(set_path) + std::string(kSuffix)) {}
+    : file_(std::move(directory), set_leaf, set_path, kSuffix) {}
 
 Result<std::optional<ReplicaRecord>> ReplicaStateFile::read() const {
-    auto text = read_small_file(directory_.get(), leaf_, path_, kMaxStateFileSize);
+    auto text = file_.read(kMaxStateFileSize);
     if (!text)
         return fail(std::move(text.error()));
     if (!*text)
         return std::optional<ReplicaRecord>{};
-    auto record = parse_replica_record(**text, path_);
+    auto record = parse_replica_record(**text, file_.path());
     if (!record)
         return fail(std::move(record.error()));
     return std::optional<ReplicaRecord>(*record);
 }
 
 Result<void> ReplicaStateFile::write(const ReplicaRecord& record) const {
-    return replace_file_durably(directory_.get(), leaf_, format_replica_record(record), path_,
-                                "replica state");
+    return file_.replace(format_replica_record(record), "replica state");
 }
 
 Result<void> ReplicaStateFile::remove() const {
-    return remove_small_file(directory_.get(), leaf_, path_);
+    return file_.remove();
 }
 
 } // namespace rpmem::daemon

@@ -10,6 +10,7 @@
 #include "base/pool_attributes.h"
 #include "base/unique_fd.h"
 #include "protocol/replica_state.h"
+#include "rpmemd/supervisor/small_file.h"
 
 namespace rpmem::daemon {
 
@@ -66,12 +67,10 @@ public:
     // Unlinks the file; a missing file is no error.
     Result<void> remove() const;
 
-    const std::string& path() const noexcept { return path_; }
+    const std::string& path() const noexcept { return file_.path(); }
 
 private:
-    UniqueFd directory_;
-    std::string leaf_;
-    std::string path_;
+    SmallFile file_;
 };
 
 } // namespace rpmem::daemon

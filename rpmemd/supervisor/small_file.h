@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "base/error.h"
+#include "base/unique_fd.h"
 
 namespace rpmem::daemon {
 
@@ -27,5 +28,32 @@ Result<void> replace_file_durably(int directory, const std::string& leaf, std::s
 
 // Unlinks the file; a missing one is no error.
 Result<void> remove_small_file(int directory, const std::string& leaf, const std::string& path);
+
+// One such file beside a pool set file: the set's name plus `suffix` (".rpmem-state"), in the
+// set file's directory, with the three operations above.
+class SmallFile {
+public:
+    // `directory`: the set file's directory; `set_leaf`: the set file's name in it;
+    // `set_path`: its full path, for messages.
+    SmallFile(UniqueFd directory, std::string_view set_leaf, std::string_view set_path,
+              std::string_view suffix)
+        : directory_(std::move(directory))
+        , leaf_(std::string(set_leaf) + std::string(suffix))
+        , path_(std::string(set_path) + std::string(suffix)) {}
+
+    Result<std::optional<std::string>> read(std::size_t max_size) const {
+        return read_small_file(directory_.get(), leaf_, path_, max_size);
+    }
+    Result<void> replace(std::string_view text, std::string_view what) const {
+        return replace_file_durably(directory_.get(), leaf_, text, path_, what);
+    }
+    Result<void> remove() const { return remove_small_file(directory_.get(), leaf_, path_); }
+    const std::string& path() const noexcept { return path_; }
+
+private:
+    UniqueFd directory_;
+    std::string leaf_;
+    std::string path_;
+};
 
 } // namespace rpmem::daemon
