@@ -196,7 +196,9 @@ Result<void> WorkerProcess::greet(const std::string& version) {
                     ErrorSource::protocol);
     }
     if (hello->version != version) {
-        kill();
+        // No kill: a worker that sees the mismatch too exits by itself (status 4) once its
+        // socket closes, which the caller's destruction of this process does, killing only a
+        // worker that does not.
         return fail(EPROTO,
                     fmt::format("the {} is rpmemd '{}', this supervisor rpmemd '{}': the two "
                                 "halves of a daemon must be one build",

@@ -45,7 +45,7 @@ std::vector<std::string> worker_environment(char** environment);
 // One data-path worker process as the supervisor sees it: spawned (posix_spawn of
 // `rpmemd --worker` from the held image, its own process group, an empty signal mask, and
 // only the environment worker_environment() keeps), greeted (a WorkerHello each way: a worker
-// of another version is killed and refused), its socket, and a monitor
+// of another version is refused, and ends when its socket closes), its socket, and a monitor
 // thread that relays the worker's log lines (escaped, at their level, under the worker's
 // name) until the worker exits, then reaps it and reports why it ended (exit status or
 // signal) to the ExitObserver, once. call() is thread-safe and serialised: one request and its
@@ -81,7 +81,7 @@ private:
     WorkerProcess(std::string name, pid_t pid, PacketSocket socket, UniqueFd log,
                   std::chrono::milliseconds reply_timeout, ExitObserver on_exit);
     void monitor() noexcept;
-    // The first exchange: our version out, the worker's back; a mismatch kills the worker.
+    // The first exchange: our version out, the worker's back; a mismatch fails the start.
     Result<void> greet(const std::string& version);
     bool wait_exit(std::chrono::milliseconds timeout);
     Error death_error() const;
