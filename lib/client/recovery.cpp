@@ -287,14 +287,22 @@ void Recovery::run() {
         attempts = 0;
         if (auto copied = copy_dirty("resync")) {
             SyncState expected = SyncState::resyncing;
-            if (dirty_.empty() && state_.compare_exchange_strong(expected, SyncState::in_sync,
-                                                                 std::memory_order_acq_rel)) {
+            bool back_in_sync = false;
+            {
+                // The record is written under the same lock as the state turns in_sync, so
+                // whoever sees in_sync and then asks last_resync() sees this resync in it.
+                const std::lock_guard record(record_mutex_);
                 const auto ended = std::chrono::steady_clock::now();
+                back_in_sync =
+                    dirty_.empty() && state_.compare_exchange_strong(expected, SyncState::in_sync,
+                                                                     std::memory_order_acq_rel);
+                if (back_in_sync)
+                    last_resync_ = {began, ended, *copied, last_resync_.completed + 1};
+            }
+            if (back_in_sync) {
                 quorum_member_.rejoin_sync();
                 logger().warn("{}: replica back in sync ({})", replica_.describe(),
                               quorum_member_.describe());
-                const std::lock_guard record(record_mutex_);
-                last_resync_ = {began, ended, *copied, last_resync_.completed + 1};
             } else if (expected == SyncState::resyncing) {
                 state_.store(SyncState::degraded); // marked meanwhile by a failure: go round
             }

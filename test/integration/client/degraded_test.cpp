@@ -134,8 +134,8 @@ TEST_CASE("continue: a lost data plane degrades, resyncs under writes, ends byte
             std::this_thread::sleep_for(1ms);
     }
     // Each resync told rpmemd how it went (what rpmemctl status and events show).
-    CHECK(host.log_count("resync of 'degraded.set' started") >= 3);
-    CHECK(host.log_count("resync of 'degraded.set' finished") >= 3);
+    CHECK(host.wait_for_log("resync of 'degraded.set' started", 3));
+    CHECK(host.wait_for_log("resync of 'degraded.set' finished", 3));
     stop.store(true);
     for (auto& thread : threads)
         thread.join();
