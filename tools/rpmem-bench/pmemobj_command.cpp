@@ -12,6 +12,9 @@
 // workload after the one-replica row, and the context gives its median as a ratio to the
 // one-replica median of this run (librpmem's fan-out makes N replicas cost about one), with the
 // CPU each transaction cost the program and the daemons.
+//
+// With --pmdk-peer TREE, PMDK 1.12.1's own librpmem and rpmemd (pmdk_peer.h) run the same
+// workload last, GPSPM and APM, and the context gives each as a ratio to pmemobj-replicated.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -33,6 +36,7 @@
 #include "client/session_usage.h"
 #include "command.h"
 #include "cpu_affinity.h"
+#include "pmdk_peer.h"
 #include "pmemobj_workload.h"
 #include "process_cpu.h"
 #include "raw_baseline.h"
@@ -59,6 +63,7 @@ struct PmemobjOptions {
     bool busy_poll = false; // both sides spin without end: the figure the defaults are held to
     fs::path rpmemd;
     fs::path librpmem;
+    fs::path pmdk_peer; // a PMDK 1.12 build tree, or empty
     OutputOptions output;
 };
 
@@ -448,9 +453,34 @@ void add_ratios(Report& report, double persists_per_transaction) {
     if (local > 0)
         report.context.emplace_back("p50 pmemobj-local",
                                     fmt::format("{:.1f} us (no replica)", local));
-    report.context.emplace_back("for comparison",
-                                "PMDK's librpmem: ~700 us per small replicated transaction "
-                                "(GPSPM, sockets), ~370 us with APM");
+}
+
+// PMDK's rows after ours: the transaction against ours, and CPU per persist taking the
+// persists per transaction librpmem counted for ours (libpmemobj makes the same persists
+// whichever librpmem it loaded).
+void add_pmdk_rows(Report& report, std::vector<PmdkPeer::Row> rows,
+                   double persists_per_transaction) {
+    const double ours = p50_of(report, "pmemobj-replicated", 64);
+    for (PmdkPeer::Row& peer : rows) {
+        const double persists =
+            std::max(1.0, static_cast<double>(peer.transactions) * persists_per_transaction);
+        peer.row.client_cpu_us_per_persist = peer.client_cpu_s / persists * 1e6;
+        peer.row.daemon_cpu_us_per_persist = peer.daemon_cpu_s / persists * 1e6;
+        if (ours > 0)
+            report.context.emplace_back(
+                fmt::format("p50 {} vs pmemobj-replicated", peer.row.operation),
+                fmt::format("{:.1f} us vs {:.1f} us: ours {:.2f}x faster ({})",
+                            peer.row.latency.p50_us, ours, peer.row.latency.p50_us / ours,
+                            peer.row.wait));
+        report.rows.push_back(std::move(peer.row));
+    }
+}
+
+// What libpmemobj does with each transaction, for both librpmem: one sample per transaction.
+PmdkPeer::Measure workload_measure(const PmemobjOptions& options) {
+    return [&options](const std::string& name, WorkloadPool& pool) {
+        return run_workload(name, pool, options);
+    };
 }
 
 int run_pmemobj(const PmemobjOptions& given, std::ostream& out, std::ostream& err) {
@@ -460,6 +490,22 @@ int run_pmemobj(const PmemobjOptions& given, std::ostream& out, std::ostream& er
         options.rpmemd = sibling_in_build_tree("rpmemd/rpmemd", "rpmemd");
     if (options.librpmem.empty())
         options.librpmem = sibling_in_build_tree("lib/capi/librpmem.so.1", "librpmem.so.1");
+    // Forked first: before this process loads our librpmem or starts a thread.
+    std::optional<PmdkPeer> peer;
+    if (!options.pmdk_peer.empty()) {
+        auto build = PmdkPeer::Build::in(options.pmdk_peer);
+        if (!build) {
+            fmt::print(err, "rpmem-bench pmemobj: --pmdk-peer: {}\n", build.error().message());
+            return kExitUsage;
+        }
+        auto forked = PmdkPeer::fork(std::move(*build), options.pool_dir, options.pool_size,
+                                     workload_measure(options));
+        if (!forked) {
+            fmt::print(err, "rpmem-bench pmemobj: {}\n", forked.error().message());
+            return kExitFailure;
+        }
+        peer.emplace(std::move(*forked));
+    }
     std::string loaded_from;
     auto librpmem = load_librpmem(options.librpmem, loaded_from);
     if (!librpmem) {
@@ -505,6 +551,17 @@ int run_pmemobj(const PmemobjOptions& given, std::ostream& out, std::ostream& er
         persists_per_transaction = bench.persists_per_transaction();
     }
     add_ratios(report, persists_per_transaction);
+    if (peer) {
+        report.context.emplace_back("pmdk peer",
+                                    fmt::format("{} and {}", peer->build().librpmem.string(),
+                                                peer->build().rpmemd.string()));
+        auto rows = peer->measure();
+        if (!rows) {
+            fmt::print(err, "rpmem-bench pmemobj: {}\n", rows.error().message());
+            return kExitFailure;
+        }
+        add_pmdk_rows(report, std::move(*rows), persists_per_transaction);
+    }
     return write_report(report, options.output, "rpmem-bench pmemobj", out, err);
 }
 
@@ -564,6 +621,9 @@ void add_pmemobj_command(CLI::App& app, CommandOutput& output) {
     command->add_option("--librpmem", options->librpmem,
                         "the library libpmemobj gets (default: this build tree's, else the "
                         "system's librpmem.so.1)");
+    command->add_option("--pmdk-peer", options->pmdk_peer,
+                        "also measure PMDK 1.12's librpmem and rpmemd from this build tree "
+                        "(rows pmemobj-pmdk-gpspm and pmemobj-pmdk-apm, sockets provider)");
     add_output_options(*command, options->output);
 }
 

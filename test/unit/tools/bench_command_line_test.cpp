@@ -59,6 +59,18 @@ TEST_CASE("rpmem-bench: help and usage errors", "[rpmem-bench]") {
     }
 }
 
+TEST_CASE("rpmem-bench pmemobj --pmdk-peer names what the PMDK tree lacks", "[rpmem-bench]") {
+    if (bench({"pmemobj", "--help"}).status != 0) {
+        WARN("rpmem-bench was built without libpmemobj: no pmemobj command");
+        return;
+    }
+    // Refused before anything runs: no pool, no rpmemd, no child.
+    const RunResult result = bench({"pmemobj", "--pmdk-peer", "/nonexistent/pmdk"});
+    CHECK(result.status == 2);
+    CHECK_THAT(result.err, Catch::Contains("/nonexistent/pmdk/src/nondebug/librpmem.so.1") &&
+                               Catch::Contains("make librpmem"));
+}
+
 TEST_CASE("rpmem-bench raw writes its report as JSON", "[rpmem-bench]") {
     const RunResult result = bench({"raw", "--provider", "tcp", "--ops", "apm,commit", "--sizes",
                                     "64,4K", "--lanes", "1", "--iterations", "50", "--warmup", "0",
