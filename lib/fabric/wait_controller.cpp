@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include <sys/resource.h>
+
 namespace rpmem::fabric {
 
 std::chrono::nanoseconds WaitController::spin_budget() const noexcept {
@@ -50,22 +52,38 @@ void WaitController::forget_gaps() noexcept {
     next_gap_ = 0; // the window fills from its start again
 }
 
-void WaitController::on_spin(std::chrono::nanoseconds spun,
-                             std::chrono::nanoseconds stolen) noexcept {
+void WaitController::on_spin(std::chrono::nanoseconds spun, std::chrono::nanoseconds stolen,
+                             std::uint32_t preemptions) noexcept {
     if (spins_forever())
         return;
     spun_ns_ += spun.count();
     stolen_ns_ += std::min(stolen, spun).count();
+    preemptions_ += preemptions;
     if (spun_ns_ < kShareWindow.count())
         return;
-    const bool contended = stolen_ns_ * 5 > spun_ns_;
+    const bool contended = stolen_ns_ * 5 > spun_ns_ || preemptions_ >= kContendedPreemptions;
     spun_ns_ = stolen_ns_ = 0;
+    preemptions_ = 0;
     if (contended) {
         backoff_left_ = backoff_;
         backoff_ = std::min(backoff_ * 2, kMaxBackoffWaits);
     } else {
         backoff_ = std::max(backoff_ / 2, kBackoffWaits);
     }
+}
+
+std::uint32_t Preemptions::since_last() noexcept {
+    rusage usage{};
+    if (::getrusage(RUSAGE_THREAD, &usage) != 0)
+        return 0;
+    const long now = usage.ru_nivcsw;
+    const long since = now - last_;
+    last_ = now;
+    if (const auto reader = std::this_thread::get_id(); reader != reader_) {
+        reader_ = reader;
+        return 0;
+    }
+    return since > 0 ? static_cast<std::uint32_t>(since) : 0;
 }
 
 } // namespace rpmem::fabric

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <thread>
 
 namespace rpmem::fabric {
 
@@ -21,9 +22,13 @@ namespace rpmem::fabric {
 //    longer than the ceiling, drop the budget to zero (block at once, no CPU) until gaps within
 //    the ceiling come again;
 //  - yields when the machine has no idle core: the spin loop reports how much of its time the
-//    thread did not run (SpinMeter, from the clock reads it does anyway). When more than a fifth
-//    of the spinning went to other threads, more threads want the cores than there are: the
-//    waiter blocks for kBackoffWaits waits, doubled each time that repeats (up to
+//    thread did not run (SpinMeter, from the clock reads it does anyway) and how often the
+//    kernel took its core for another thread (Preemptions). A thread woken while a core is idle
+//    goes there; it preempts a spinner only when none is. So when more than a fifth of the
+//    spinning went to other threads, or the spinner was preempted kContendedPreemptions times
+//    within kShareWindow of spinning (short preemptions, each too brief to show as stolen time:
+//    the peer's or the program's bursts of work), more threads want the cores than there are:
+//    the waiter blocks for kBackoffWaits waits, doubled each time that repeats (up to
 //    kMaxBackoffWaits), then tries a spin again. Spinners that outnumber the cores thus stop
 //    starving each other (and the peer that produces their work) within a millisecond of
 //    spinning.
@@ -36,6 +41,7 @@ public:
     static constexpr unsigned kQuietAfter = 2;
     // Spinning looked at in windows of at least this much spin time.
     static constexpr std::chrono::nanoseconds kShareWindow = std::chrono::milliseconds(1);
+    static constexpr std::uint32_t kContendedPreemptions = 2;
     static constexpr std::uint32_t kBackoffWaits = 64;
     static constexpr std::uint32_t kMaxBackoffWaits = 8192;
     // Below this a spin catches nothing a blocking wait would not catch as fast.
@@ -60,8 +66,10 @@ public:
     // A wait ended without work (its slice or deadline passed): the waiter is quiet.
     void on_idle() noexcept;
     // A spin just ended: it lasted `spun` (wall time), of which `stolen` the thread was not
-    // running (SpinMeter).
-    void on_spin(std::chrono::nanoseconds spun, std::chrono::nanoseconds stolen) noexcept;
+    // running (SpinMeter); the kernel preempted the thread `preemptions` times since the last
+    // spin ended (Preemptions).
+    void on_spin(std::chrono::nanoseconds spun, std::chrono::nanoseconds stolen,
+                 std::uint32_t preemptions = 0) noexcept;
 
 private:
     void count_wait() noexcept;
@@ -74,6 +82,7 @@ private:
     unsigned long_gaps_ = 0; // in a row, longer than the ceiling
     std::int64_t spun_ns_ = 0;
     std::int64_t stolen_ns_ = 0;
+    std::uint32_t preemptions_ = 0;
     std::uint32_t backoff_ = kBackoffWaits; // the next backoff's length
     std::uint32_t backoff_left_ = 0;
 };
@@ -107,6 +116,20 @@ private:
     std::chrono::nanoseconds started_{};
     std::chrono::nanoseconds last_{};
     std::chrono::nanoseconds stolen_{};
+};
+
+// The calling thread's involuntary context switches (getrusage RUSAGE_THREAD): how often the
+// kernel gave its core to another thread. One system call a read, taken once a spin. A lane's
+// waiter may serve one thread, then another: a reading on another thread than the last starts
+// over (0).
+class Preemptions {
+public:
+    // Switches of the calling thread since the last call.
+    std::uint32_t since_last() noexcept;
+
+private:
+    long last_ = 0;
+    std::thread::id reader_;
 };
 
 } // namespace rpmem::fabric

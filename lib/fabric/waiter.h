@@ -67,6 +67,7 @@ private:
     fid_fabric* fabric_;
     WaitPolicy policy_;
     WaitController controller_;
+    Preemptions preemptions_;
     bool trywait_works_ = true;
 };
 

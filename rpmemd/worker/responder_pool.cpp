@@ -169,10 +169,11 @@ private:
         pin();
         fabric::WaitController controller(options_.spin);
         fabric::SpinMeter meter;
+        fabric::Preemptions preemptions;
         bool spinning = false;
         const auto end_spin = [&] {
             if (spinning)
-                controller.on_spin(meter.spun(), meter.stolen());
+                controller.on_spin(meter.spun(), meter.stolen(), preemptions.since_last());
             spinning = false;
         };
         Clock::time_point idle_since = Clock::now();

@@ -270,6 +270,7 @@ constexpr Allowed kAllowed[] = {
     RPMEM_ALLOW(set_robust_list),
     RPMEM_ALLOW(rseq),
     RPMEM_ALLOW(sched_yield),
+    RPMEM_ALLOW(getrusage), // the wait controller counts its thread's preemptions
     RPMEM_ALLOW(sched_getaffinity),
     RPMEM_ALLOW(sched_setaffinity),
     RPMEM_ALLOW(gettid),

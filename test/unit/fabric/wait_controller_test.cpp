@@ -2,9 +2,13 @@
 // The one wait policy of both sides, on a fake clock: it spins across the regular gaps a real
 // program leaves, gives up on a quiet waiter, and yields when its spinning loses the CPU to
 // other threads (more spinners than cores).
+#include <atomic>
 #include <chrono>
+#include <thread>
 
 #include <catch2/catch.hpp>
+#include <pthread.h>
+#include <sched.h>
 
 #include "fabric/wait_controller.h"
 
@@ -159,6 +163,65 @@ TEST_CASE("spinning that loses the CPU to other threads backs off, longer each t
         controller.on_spin(meter.spun(), meter.stolen());
     }
     CHECK_FALSE(controller.backing_off());
+}
+
+TEST_CASE("brief preemptions, too short to show as stolen time, are contention too",
+          "[fabric][wait]") {
+    // What 26x slower transactions with two replicas on two cores looked like: the program's
+    // and the other daemon's bursts of work preempt a spinner for tens of microseconds each,
+    // under SpinMeter's threshold, again and again.
+    WaitController controller(1ms);
+    for (int i = 0; i < 4; ++i)
+        controller.on_work(100us);
+    REQUIRE(controller.spin_budget() == 125us);
+
+    SECTION("one preemption a window is no contention") {
+        for (int window = 0; window < 5; ++window)
+            for (int i = 0; i < 10; ++i) {
+                const SpinMeter meter = spin_of(100us, 1us);
+                controller.on_spin(meter.spun(), meter.stolen(), i == 0 ? 1 : 0);
+            }
+        CHECK_FALSE(controller.backing_off());
+        CHECK(controller.spin_budget() == 125us);
+    }
+    SECTION("kContendedPreemptions within one window of spinning back off") {
+        for (int i = 0; i < 10 && !controller.backing_off(); ++i) {
+            const SpinMeter meter = spin_of(100us, 1us);
+            CHECK(meter.stolen() == 0ns);
+            controller.on_spin(meter.spun(), meter.stolen(), i < 2 ? 1 : 0);
+        }
+        CHECK(controller.backing_off());
+        CHECK(controller.spin_budget() == 0ns);
+    }
+}
+
+TEST_CASE("Preemptions counts the calling thread's involuntary switches", "[fabric][wait]") {
+    // Two threads spinning on one CPU: the kernel switches between them within its time slice
+    // (a few milliseconds), so in 200 ms each is preempted; a first reading on a thread is 0.
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(0, &one);
+    std::atomic<bool> go{false};
+    std::uint32_t counted[2] = {0, 0};
+    std::uint32_t first[2] = {1, 1};
+    auto spinner = [&](int k) {
+        pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+        rpmem::fabric::Preemptions preemptions;
+        first[k] = preemptions.since_last();
+        while (!go.load())
+            std::this_thread::yield();
+        const auto end = std::chrono::steady_clock::now() + 200ms;
+        while (std::chrono::steady_clock::now() < end) {
+        }
+        counted[k] = preemptions.since_last();
+    };
+    std::thread a(spinner, 0), b(spinner, 1);
+    go.store(true);
+    a.join();
+    b.join();
+    CHECK(first[0] == 0);
+    CHECK(first[1] == 0);
+    CHECK(counted[0] + counted[1] > 0);
 }
 
 TEST_CASE("a spin meter counts only iterations long enough to be a preemption", "[fabric][wait]") {
