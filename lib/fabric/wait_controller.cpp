@@ -52,18 +52,16 @@ void WaitController::forget_gaps() noexcept {
     next_gap_ = 0; // the window fills from its start again
 }
 
-void WaitController::on_spin(std::chrono::nanoseconds spun, std::chrono::nanoseconds stolen,
-                             std::uint32_t preemptions) noexcept {
-    if (spins_forever())
-        return;
+bool WaitController::gather_spin(std::chrono::nanoseconds spun,
+                                 std::chrono::nanoseconds stolen) noexcept {
     spun_ns_ += spun.count();
     stolen_ns_ += std::min(stolen, spun).count();
-    preemptions_ += preemptions;
-    if (spun_ns_ < kShareWindow.count())
-        return;
-    const bool contended = stolen_ns_ * 5 > spun_ns_ || preemptions_ >= kContendedPreemptions;
+    return spun_ns_ >= kShareWindow.count();
+}
+
+void WaitController::judge_window(std::uint32_t preemptions) noexcept {
+    const bool contended = stolen_ns_ * 5 > spun_ns_ || preemptions >= kContendedPreemptions;
     spun_ns_ = stolen_ns_ = 0;
-    preemptions_ = 0;
     if (contended) {
         backoff_left_ = backoff_;
         backoff_ = std::min(backoff_ * 2, kMaxBackoffWaits);

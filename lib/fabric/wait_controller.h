@@ -66,13 +66,25 @@ public:
     // A wait ended without work (its slice or deadline passed): the waiter is quiet.
     void on_idle() noexcept;
     // A spin just ended: it lasted `spun` (wall time), of which `stolen` the thread was not
-    // running (SpinMeter); the kernel preempted the thread `preemptions` times since the last
-    // spin ended (Preemptions).
+    // running (SpinMeter). Once kShareWindow of spinning has gathered, the controller judges
+    // it, asking `count_preemptions()` (Preemptions::since_last: a system call, so once a
+    // window, not once a spin) how often the kernel preempted the thread meanwhile.
+    template <typename CountPreemptions>
     void on_spin(std::chrono::nanoseconds spun, std::chrono::nanoseconds stolen,
-                 std::uint32_t preemptions = 0) noexcept;
+                 CountPreemptions&& count_preemptions) noexcept {
+        if (spins_forever() || !gather_spin(spun, stolen))
+            return;
+        judge_window(static_cast<std::uint32_t>(count_preemptions()));
+    }
+    void on_spin(std::chrono::nanoseconds spun, std::chrono::nanoseconds stolen) noexcept {
+        on_spin(spun, stolen, [] { return 0u; });
+    }
 
 private:
     void count_wait() noexcept;
+    // Adds a spin to the window; true once the window holds kShareWindow of spinning.
+    bool gather_spin(std::chrono::nanoseconds spun, std::chrono::nanoseconds stolen) noexcept;
+    void judge_window(std::uint32_t preemptions) noexcept;
     void forget_gaps() noexcept;
 
     std::chrono::nanoseconds ceiling_;
@@ -82,7 +94,6 @@ private:
     unsigned long_gaps_ = 0; // in a row, longer than the ceiling
     std::int64_t spun_ns_ = 0;
     std::int64_t stolen_ns_ = 0;
-    std::uint32_t preemptions_ = 0;
     std::uint32_t backoff_ = kBackoffWaits; // the next backoff's length
     std::uint32_t backoff_left_ = 0;
 };

@@ -51,7 +51,8 @@ CompletionResult Waiter::wait(CompletionQueue& cq, std::span<Completion> out, Ev
     bool spun = spin > std::chrono::nanoseconds::zero();
     const auto end_spin = [&] {
         if (spun)
-            controller_.on_spin(meter.spun(), meter.stolen(), preemptions_.since_last());
+            controller_.on_spin(meter.spun(), meter.stolen(),
+                                [this] { return preemptions_.since_last(); });
         spun = false;
     };
     Deadline last_pump = start;

@@ -173,7 +173,8 @@ private:
         bool spinning = false;
         const auto end_spin = [&] {
             if (spinning)
-                controller.on_spin(meter.spun(), meter.stolen(), preemptions.since_last());
+                controller.on_spin(meter.spun(), meter.stolen(),
+                                   [&] { return preemptions.since_last(); });
             spinning = false;
         };
         Clock::time_point idle_since = Clock::now();

@@ -175,12 +175,17 @@ TEST_CASE("brief preemptions, too short to show as stolen time, are contention t
         controller.on_work(100us);
     REQUIRE(controller.spin_budget() == 125us);
 
-    SECTION("one preemption a window is no contention") {
+    SECTION("one preemption a window is no contention; the count is asked once a window") {
+        int asked = 0;
         for (int window = 0; window < 5; ++window)
             for (int i = 0; i < 10; ++i) {
                 const SpinMeter meter = spin_of(100us, 1us);
-                controller.on_spin(meter.spun(), meter.stolen(), i == 0 ? 1 : 0);
+                controller.on_spin(meter.spun(), meter.stolen(), [&] {
+                    ++asked;
+                    return 1u;
+                });
             }
+        CHECK(asked == 5); // 10 spins of 100 us make a window
         CHECK_FALSE(controller.backing_off());
         CHECK(controller.spin_budget() == 125us);
     }
@@ -188,7 +193,8 @@ TEST_CASE("brief preemptions, too short to show as stolen time, are contention t
         for (int i = 0; i < 10 && !controller.backing_off(); ++i) {
             const SpinMeter meter = spin_of(100us, 1us);
             CHECK(meter.stolen() == 0ns);
-            controller.on_spin(meter.spun(), meter.stolen(), i < 2 ? 1 : 0);
+            controller.on_spin(meter.spun(), meter.stolen(),
+                               [] { return WaitController::kContendedPreemptions; });
         }
         CHECK(controller.backing_off());
         CHECK(controller.spin_budget() == 0ns);
