@@ -52,10 +52,12 @@ void copy_text(char (&into)[N], const std::string& text) {
     into[length] = '\0';
 }
 
-bool write_all(int fd, const void* data, std::size_t length) {
-    const auto* bytes = static_cast<const char*>(data);
+// Moves all `length` bytes through `io` (::read or ::write), across short transfers and EINTR;
+// false at the end of the stream or on an error.
+template <typename Byte, typename Io>
+bool transfer_all(int fd, Byte* bytes, std::size_t length, Io io) {
     while (length > 0) {
-        const ssize_t n = ::write(fd, bytes, length);
+        const ssize_t n = io(fd, bytes, length);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -66,18 +68,12 @@ bool write_all(int fd, const void* data, std::size_t length) {
     return true;
 }
 
+bool write_all(int fd, const void* data, std::size_t length) {
+    return transfer_all(fd, static_cast<const char*>(data), length, ::write);
+}
+
 bool read_all(int fd, void* data, std::size_t length) {
-    auto* bytes = static_cast<char*>(data);
-    while (length > 0) {
-        const ssize_t n = ::read(fd, bytes, length);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        bytes += n;
-        length -= static_cast<std::size_t>(n);
-    }
-    return true;
+    return transfer_all(fd, static_cast<char*>(data), length, ::read);
 }
 
 Result<void> write_file(const fs::path& path, const std::string& text, mode_t mode = 0644) {
