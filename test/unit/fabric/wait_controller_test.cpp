@@ -49,6 +49,15 @@ SpinMeter spin_of(std::chrono::nanoseconds length, std::chrono::nanoseconds tick
     return meter;
 }
 
+// A controller with `ceiling` that has learnt gaps of 100 us: it spins 125 us.
+WaitController spinning_across_100us(std::chrono::nanoseconds ceiling) {
+    WaitController controller(ceiling);
+    for (std::size_t i = 0; i < WaitController::kWindow / 2; ++i)
+        controller.on_work(100us);
+    REQUIRE(controller.spin_budget() == 125us);
+    return controller;
+}
+
 } // namespace
 
 TEST_CASE("a fresh waiter blocks until it has seen the spacing of its work", "[fabric][wait]") {
@@ -87,10 +96,7 @@ TEST_CASE("regular gaps between persists are spun across, with room, up to the c
 
 TEST_CASE("a quiet waiter gives up spinning and takes it up again when work comes closely",
           "[fabric][wait]") {
-    WaitController controller(500us);
-    for (int i = 0; i < 8; ++i)
-        controller.on_work(100us);
-    REQUIRE(controller.spin_budget() == 125us);
+    WaitController controller = spinning_across_100us(500us);
 
     SECTION("a wait that ends without work") {
         controller.on_idle();
@@ -113,10 +119,7 @@ TEST_CASE("a quiet waiter gives up spinning and takes it up again when work come
 
 TEST_CASE("spinning that loses the CPU to other threads backs off, longer each time",
           "[fabric][wait]") {
-    WaitController controller(1ms);
-    for (int i = 0; i < 4; ++i)
-        controller.on_work(100us);
-    REQUIRE(controller.spin_budget() == 125us);
+    WaitController controller = spinning_across_100us(1ms);
 
     // Spins with the core to themselves: a 1 us tick, no preemption. Nothing changes.
     for (int i = 0; i < 20; ++i) {
@@ -170,10 +173,7 @@ TEST_CASE("brief preemptions, too short to show as stolen time, are contention t
     // What 26x slower transactions with two replicas on two cores looked like: the program's
     // and the other daemon's bursts of work preempt a spinner for tens of microseconds each,
     // under SpinMeter's threshold, again and again.
-    WaitController controller(1ms);
-    for (int i = 0; i < 4; ++i)
-        controller.on_work(100us);
-    REQUIRE(controller.spin_budget() == 125us);
+    WaitController controller = spinning_across_100us(1ms);
 
     SECTION("one preemption a window is no contention; the count is asked once a window") {
         int asked = 0;
