@@ -76,7 +76,11 @@ Result<void> Replica::reconnect(std::uint64_t generation, const std::function<vo
 }
 
 // Lane 0, and the other lanes that are free now (the application's persists keep theirs): the
-// copies go round them without waiting, then each lane drains once.
+// copies go round them without waiting, then each lane drains once. Each copy is a relaxed
+// flush: RMA writes straight from the local pool, then (gpspm) one flush message for the range,
+// which the target answers after it persisted the range; not inline messages that the target
+// would copy a second time. The caller's stripe hold covers the provider reading the local pool
+// too: the writes are read out before the lane's drain returns.
 Result<void> Replica::copy(std::span<const Range> ranges) {
     std::vector<std::unique_lock<std::mutex>> locked;
     locked.emplace_back(guards_[0].mutex);
@@ -93,7 +97,7 @@ Result<void> Replica::copy(std::span<const Range> ranges) {
     Result<void> sent;
     for (std::size_t i = 0; i < ranges.size() && sent; ++i)
         sent = connection_->lanes->lane(lanes[i % lanes.size()])
-                   .flush(ranges[i].offset, ranges[i].length, false);
+                   .flush(ranges[i].offset, ranges[i].length, true);
     for (const unsigned l : lanes)
         if (sent)
             sent = connection_->lanes->lane(l).drain();

@@ -34,14 +34,16 @@ std::size_t TargetLane::buffer_size(std::size_t inline_size) noexcept {
 TargetLane::TargetLane(unsigned index, const TargetPool& pool, std::size_t inline_size,
                        std::size_t protected_prefix, const fabric::MemoryRegion& buffers,
                        std::size_t buffer_offset, std::string name,
-                       protocol::DataPathCounterPage* counters)
+                       protocol::DataPathCounterPage* counters,
+                       std::chrono::nanoseconds reply_delay)
     : index_(index)
     , handler_(pool, inline_size, protected_prefix)
     , slot_size_(protocol::lane_slot_size(inline_size))
     , buffers_(buffers)
     , buffer_offset_(buffer_offset)
     , name_(std::move(name))
-    , counters_(counters) {
+    , counters_(counters)
+    , reply_delay_(std::max(reply_delay, std::chrono::nanoseconds::zero())) {
     for (unsigned i = 0; i < kLaneCredits; ++i)
         receives_[i] = {this, false, i, false};
     for (unsigned i = 0; i < kReplySlots; ++i)
@@ -95,8 +97,18 @@ void TargetLane::on_failure(const fabric::CompletionError& failure) {
 void TargetLane::check_connection() {
     if (endpoint_ && endpoint_->state().failed())
         close(endpoint_->state().failure().message());
-    else if (endpoint_ && waiting_count_ > 0)
-        send_waiting_replies();
+    else if (endpoint_ && awaiting_connection_)
+        send_waiting_replies(Clock::now());
+}
+
+std::size_t TargetLane::send_due_replies(Clock::time_point now) {
+    return awaiting_connection_ ? 0 : send_waiting_replies(now);
+}
+
+std::optional<TargetLane::Clock::time_point> TargetLane::next_due() const noexcept {
+    if (!endpoint_ || waiting_count_ == 0 || awaiting_connection_)
+        return std::nullopt;
+    return waiting_[waiting_first_].due;
 }
 
 void TargetLane::on_receive(Slot& slot, std::size_t length) {
@@ -141,14 +153,20 @@ void TargetLane::send_reply(const protocol::LaneReply& reply) {
     }
     next_reply_ = (next_reply_ + 1) % kReplySlots;
     protocol::encode(reply, {buffers_.data() + reply_offset(slot.index), kLaneReplySize});
-    slot.busy = true; // in flight, or waiting for the connection
-    if (waiting_count_ == 0) {
+    slot.busy = true; // in flight, held, or waiting for the connection
+    Clock::time_point due;
+    if (reply_delay_.count() > 0) {
+        due = Clock::now() + reply_delay_;
+    } else if (waiting_count_ == 0) {
         const Sent sent = try_send(slot);
         if (sent != Sent::not_connected_yet)
             return;
-        waiting_since_ = std::chrono::steady_clock::now();
+        due = Clock::now();
+        awaiting_connection_ = true;
     }
-    waiting_[(waiting_first_ + waiting_count_) % kReplySlots] = slot.index;
+    // Behind every reply already waiting, so that order is kept (with a reply delay, `due`
+    // grows with the queue: the clock is monotonic and the delay fixed).
+    waiting_[(waiting_first_ + waiting_count_) % kReplySlots] = {slot.index, due};
     ++waiting_count_;
 }
 
@@ -162,23 +180,31 @@ TargetLane::Sent TargetLane::try_send(Slot& slot) {
     return Sent::failed;
 }
 
-void TargetLane::send_waiting_replies() {
+std::size_t TargetLane::send_waiting_replies(Clock::time_point now) {
+    std::size_t sent = 0;
     while (waiting_count_ > 0 && endpoint_) {
-        switch (try_send(replies_[waiting_[waiting_first_]])) {
+        const Waiting& first = waiting_[waiting_first_];
+        if (first.due > now)
+            break;
+        switch (try_send(replies_[first.slot])) {
         case Sent::sent:
             waiting_first_ = (waiting_first_ + 1) % kReplySlots;
             --waiting_count_;
+            awaiting_connection_ = false;
+            ++sent;
             break;
         case Sent::not_connected_yet:
-            if (std::chrono::steady_clock::now() - waiting_since_ >= kConnectPatience)
+            awaiting_connection_ = true;
+            if (now - first.due >= kConnectPatience)
                 close(fmt::format("the connection was not established within {} s of the "
                                   "lane's first message",
                                   kConnectPatience.count()));
-            return;
+            return sent;
         case Sent::failed:
-            return;
+            return sent;
         }
     }
+    return sent;
 }
 
 void TargetLane::close(std::string_view why) {
@@ -195,6 +221,7 @@ void TargetLane::shutdown() noexcept {
     endpoint_.reset();
     retired_ = true;
     waiting_count_ = 0;
+    awaiting_connection_ = false;
     for (Slot& reply : replies_)
         reply.busy = false;
 }

@@ -36,16 +36,22 @@ public:
     static constexpr std::size_t kReplySlots = 2 * protocol::kLaneCredits;
     static constexpr std::chrono::seconds kConnectPatience{1};
 
+    using Clock = std::chrono::steady_clock;
+
     // Bytes of the message buffers one lane uses, for `inline_size` bytes of inline data.
     static std::size_t buffer_size(std::size_t inline_size) noexcept;
 
     // `buffers` is registered for receive and send; this lane uses buffer_size() bytes of it
     // from `buffer_offset`. `name` prefixes log lines ("session 7"). Each persist message
-    // served is recorded in `counters` (may be null; must outlive the lane).
+    // served is recorded in `counters` (may be null; must outlive the lane). `reply_delay`
+    // (rpmemd's inject-reply-delay; zero: none) holds every reply back that long after its
+    // message was handled, in order, as a longer link would: the owner sends what is due
+    // (send_due_replies) when its timer for next_due() fires.
     TargetLane(unsigned index, const TargetPool& pool, std::size_t inline_size,
                std::size_t protected_prefix, const fabric::MemoryRegion& buffers,
                std::size_t buffer_offset, std::string name,
-               protocol::DataPathCounterPage* counters = nullptr);
+               protocol::DataPathCounterPage* counters = nullptr,
+               std::chrono::nanoseconds reply_delay = {});
     TargetLane(const TargetLane&) = delete;
     TargetLane& operator=(const TargetLane&) = delete;
 
@@ -67,6 +73,11 @@ public:
     // Closes the lane when its connection failed (seen on the event queue); sends the replies
     // that waited for the connection to be established.
     void check_connection();
+    // With a reply delay: sends the held replies due by `now`, in order; returns how many.
+    std::size_t send_due_replies(Clock::time_point now);
+    // When the first held reply falls due, if one is held and the connection can take it
+    // (a reply waiting for the connection is released by check_connection instead).
+    std::optional<Clock::time_point> next_due() const noexcept;
     // Shuts the connection down and retires the lane; `why` goes to the log.
     void close(std::string_view why);
     // The same without a log line, for the owner ending the session.
@@ -85,7 +96,7 @@ private:
 
     void send_reply(const protocol::LaneReply& reply);
     Sent try_send(Slot& slot);
-    void send_waiting_replies();
+    std::size_t send_waiting_replies(Clock::time_point now);
     std::size_t receive_offset(unsigned index) const noexcept;
     std::size_t reply_offset(unsigned index) const noexcept;
 
@@ -101,15 +112,21 @@ private:
     std::array<Slot, protocol::kLaneCredits> receives_{};
     std::array<Slot, kReplySlots> replies_{};
     unsigned next_reply_ = 0;
-    // A lane's first message can arrive before its FI_CONNECTED event was read, and a reply
-    // cannot be sent before: such replies wait here, in order, for the event (read by the
-    // session's next look at its events), never spinning the responder thread, which other
-    // sessions share. Given up on after kConnectPatience.
-    std::array<unsigned, kReplySlots> waiting_{}; // reply slot indexes, a ring
+    std::chrono::nanoseconds reply_delay_;
+    // Replies not sent yet, in order: held for the reply delay, or early. A lane's first
+    // message can arrive before its FI_CONNECTED event was read, and a reply cannot be sent
+    // before: such replies wait for the event (read by the session's next look at its events),
+    // never spinning the responder thread, which other sessions share. Given up on
+    // kConnectPatience after they fell due.
+    struct Waiting {
+        unsigned slot = 0; // reply slot index
+        Clock::time_point due;
+    };
+    std::array<Waiting, kReplySlots> waiting_{}; // a ring
     std::size_t waiting_first_ = 0;
     std::size_t waiting_count_ = 0;
-    std::chrono::steady_clock::time_point waiting_since_;
-    bool retired_ = false; // was connected once and closed: never accepted again
+    bool awaiting_connection_ = false; // the first waiting reply found no connection yet
+    bool retired_ = false;             // was connected once and closed: never accepted again
 };
 
 } // namespace rpmem::persist

@@ -46,6 +46,8 @@ struct Encoder {
         }
         w.u64(m.responder_spin_ns);
         w.u32(static_cast<std::uint32_t>(m.responder_cpu));
+        w.require(m.reply_delay_ns <= kMaxWorkerReplyDelayNs, "reply_delay_ns beyond 1 s");
+        w.u64(m.reply_delay_ns);
         w.boolean(m.counters_page);
     }
     void operator()(const WorkerStarted& m) const {
@@ -102,6 +104,8 @@ WorkerStart read_start(ByteReader& r) {
     }
     m.responder_spin_ns = r.u64("responder_spin_ns");
     m.responder_cpu = static_cast<std::int32_t>(r.u32("responder_cpu"));
+    m.reply_delay_ns = r.u64("reply_delay_ns");
+    r.require(m.reply_delay_ns <= kMaxWorkerReplyDelayNs, "reply_delay_ns", "beyond 1 s");
     m.counters_page = r.boolean("counters_page");
     return m;
 }

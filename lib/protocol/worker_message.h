@@ -25,6 +25,7 @@ namespace rpmem::protocol {
 inline constexpr std::size_t kMaxWorkerMessage = 16 * 1024;
 inline constexpr std::size_t kMaxWorkerSegments = 64; // part files per pool
 inline constexpr std::size_t kMaxWorkerProviders = 8;
+inline constexpr std::uint64_t kMaxWorkerReplyDelayNs = 1'000'000'000;
 
 // A piece of the pool: `length` bytes of descriptor `fd_index` from `file_offset`, placed at
 // `pool_offset` of the pool's contiguous range.
@@ -53,6 +54,8 @@ struct WorkerStart {
     std::vector<WorkerSegment> segments;
     std::uint64_t responder_spin_ns = 0;
     std::int32_t responder_cpu = -1;
+    // inject-reply-delay: how long each lane reply is held (at most kMaxWorkerReplyDelayNs).
+    std::uint64_t reply_delay_ns = 0;
     // The session's counters page (a memfd) comes as the last descriptor, after the parts.
     bool counters_page = false;
 

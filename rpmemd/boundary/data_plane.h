@@ -44,6 +44,10 @@ struct DataPlaneRequest {
     // they are pinned to (-1: none). A worker's responders take these from its first session.
     std::chrono::nanoseconds responder_spin = std::chrono::microseconds(1000);
     int responder_cpu = -1;
+    // rpmemd's inject-reply-delay: every lane reply leaves this long after its message was
+    // handled (zero: at once), emulating a longer link. Waited out by a timer, never by the
+    // responder thread, which other sessions share.
+    std::chrono::nanoseconds reply_delay{0};
     // Where the data plane counts the persist messages it serves, for status and /metrics
     // (null: not counted). Shared with the worker that serves the session; outlives the data
     // plane.

@@ -254,6 +254,13 @@ const std::map<std::string, ConfigSetter, std::less<>>& setters() {
                                              std::chrono::microseconds(0),
                                              std::chrono::microseconds(10'000));
                                      })},
+        {"inject-reply-delay", set_field(&Config::inject_reply_delay,
+                                         [](std::string_view v) {
+                                             return parse_config_duration(
+                                                 v, std::chrono::microseconds(1),
+                                                 std::chrono::microseconds(0),
+                                                 std::chrono::microseconds(1'000'000));
+                                         })},
         {"heartbeat", set_field(&Config::heartbeat, parse_duration)},
         {"session-timeout", set_field(&Config::session_timeout, parse_duration)},
         {"port-file", set_field(&Config::port_file, parse_path)},
@@ -490,7 +497,8 @@ Every config file key is also an option (--KEY VALUE or --KEY=VALUE) and wins ov
   `events` show every identity's sessions), allow-provider, fabric-address, max-lanes,
   max-sessions,
   nthreads, responder-spin (the most a responder busy-polls for the next request, default
-  1ms, learnt below that; 0: always block), heartbeat (a silent client is dropped after it), session-timeout (TLS and Hello
+  1ms, learnt below that; 0: always block), inject-reply-delay (a test aid: each data-path
+  reply leaves that much later, as over a longer link; default 0, at most 1s), heartbeat (a silent client is dropped after it), session-timeout (TLS and Hello
   must finish within it), port-file (written with the bound port once listening), user and
   group (the data-path workers' ids when started as root; default nobody/nogroup),
   worker-sandbox (yes|no, default yes), metrics-listen (HOST:PORT: Prometheus metrics at

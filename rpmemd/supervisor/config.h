@@ -86,6 +86,10 @@ struct Config {
     // on their wait descriptors; within it, fabric::WaitController learns the gaps between
     // requests (none while quiet or while spinning loses the CPU to others). 0: always block.
     std::chrono::microseconds responder_spin{1000};
+    // A test and planning aid: every data-path reply leaves this much later, as over a link
+    // with that much more round trip (0: off). Held by a timer in the session's worker, in
+    // order; no CPU is spent on it.
+    std::chrono::microseconds inject_reply_delay{0};
     // A client that sends no frame (request or heartbeat ping) for this long is taken for dead:
     // its session ends, its data plane is fenced and its pool released. Told to clients in the
     // Hello reply; librpmem pings every second (or a third of this, if shorter). Generous by

@@ -183,6 +183,7 @@ Result<protocol::DataPath> DaemonSession::start_data_plane(OpenPool& pool, std::
     request.session_name = fmt::format("session {}", peer_.session_id);
     request.identity = peer_.identity;
     request.responder_spin = services_.config.responder_spin;
+    request.reply_delay = services_.config.inject_reply_delay;
     // Its worker died: the lanes are gone, so the session ends too (the client learns it from
     // its lanes at once and from the channel), and on_close releases the pool.
     request.on_lost = [end = end_, name = log_name_](const Error& why) {

@@ -112,6 +112,8 @@ Result<std::unique_ptr<DataPlane>> WorkerPool::start(const DataPlaneRequest& req
     start.responder_spin_ns = static_cast<std::uint64_t>(
         std::max<std::int64_t>(0, std::chrono::nanoseconds(request.responder_spin).count()));
     start.responder_cpu = request.responder_cpu;
+    start.reply_delay_ns = static_cast<std::uint64_t>(
+        std::max<std::int64_t>(0, std::chrono::nanoseconds(request.reply_delay).count()));
     std::vector<int> fds;
     std::map<std::size_t, std::uint32_t> fd_index; // part -> index in fds
     for (const poolset::PoolMapping::Segment& segment : mapping.segments()) {

@@ -16,8 +16,11 @@
 #include <rdma/fi_errno.h>
 #include <sched.h>
 #include <spdlog/spdlog.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #include "base/page_buffer.h"
+#include "base/unique_fd.h"
 #include "fabric/completion_queue.h"
 #include "fabric/memory_region.h"
 #include "fabric/passive_endpoint.h"
@@ -113,6 +116,7 @@ private:
         , pool_(std::move(pool))
         , counters_(request.counters)
         , protected_prefix_(request.protected_prefix)
+        , reply_delay_(request.reply_delay)
         , stack_(std::move(stack))
         , lane_stride_(persist::TargetLane::buffer_size(protocol::kDefaultInlineSize))
         , lane_count_(static_cast<unsigned>(
@@ -121,7 +125,10 @@ private:
                                                        : 1))) {}
 
     Result<void> open(const DataPlaneRequest& request);
+    Result<void> open_reply_timer();
     std::size_t handle(const fabric::CompletionResult& read);
+    std::size_t send_due_replies();
+    bool arm_reply_timer(std::vector<pollfd>& fds);
     std::size_t take_events();
     void admit(fabric::ConnectionRequest& request);
     void close_listener() noexcept;
@@ -131,6 +138,9 @@ private:
     std::unique_ptr<persist::TargetPool> pool_;   // parent of the region registered over it
     std::shared_ptr<SharedCounterPage> counters_; // the lanes count there; may be null
     std::size_t protected_prefix_;
+    std::chrono::nanoseconds reply_delay_;
+    // With a reply delay: readable when the lanes' first held reply falls due.
+    UniqueFd reply_timer_;
     DataPlaneInfo info_;
 
     // A pool of its own when the caller has none (in-process use), declared before the
@@ -234,7 +244,13 @@ Result<void> FabricTarget::open(const DataPlaneRequest& request) {
     for (unsigned lane = 0; lane < lane_count_; ++lane)
         lanes_.push_back(std::make_unique<persist::TargetLane>(
             lane, *pool_, protocol::kDefaultInlineSize, protected_prefix_, *buffer_region_,
-            lane * lane_stride_, name_, counters_ ? &counters_->page() : nullptr));
+            lane * lane_stride_, name_, counters_ ? &counters_->page() : nullptr, reply_delay_));
+    if (reply_delay_.count() > 0) {
+        if (auto timer = open_reply_timer(); !timer)
+            return timer;
+        spdlog::warn("{}: every reply is held back {} us (inject-reply-delay)", name_,
+                     std::chrono::duration_cast<std::chrono::microseconds>(reply_delay_).count());
+    }
 
     fabric::RemoteRegion remote = pool_region_->remote();
     protocol::DataPath& path = info_.path;
@@ -256,6 +272,47 @@ Result<void> FabricTarget::open(const DataPlaneRequest& request) {
                  name_, listener_->address(), caps.provider, lane_count_, data.size(),
                  protected_prefix_);
     return {};
+}
+
+Result<void> FabricTarget::open_reply_timer() {
+    reply_timer_ = UniqueFd(::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
+    if (reply_timer_.get() < 0)
+        return fail(Error::from_errno(errno, "creating the reply delay's timer"));
+    return {};
+}
+
+// The replies whose delay is over. The timer's expirations are read first, so that a level-
+// triggered wait does not see it readable again for the same deadline.
+std::size_t FabricTarget::send_due_replies() {
+    std::uint64_t expirations = 0;
+    [[maybe_unused]] auto n = ::read(reply_timer_.get(), &expirations, sizeof expirations);
+    const auto now = persist::TargetLane::Clock::now();
+    std::size_t sent = 0;
+    for (auto& lane : lanes_)
+        sent += lane->send_due_replies(now);
+    return sent;
+}
+
+// Sets the timer to the first held reply's due time and appends it; false when one is due
+// already (do not block).
+bool FabricTarget::arm_reply_timer(std::vector<pollfd>& fds) {
+    std::optional<persist::TargetLane::Clock::time_point> first;
+    for (const auto& lane : lanes_)
+        if (auto due = lane->next_due(); due && (!first || *due < *first))
+            first = due;
+    itimerspec when{};
+    if (first) {
+        // steady_clock is CLOCK_MONOTONIC on Linux, the timer's clock.
+        const auto since_epoch =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(first->time_since_epoch());
+        if (*first <= persist::TargetLane::Clock::now())
+            return false;
+        when.it_value.tv_sec = static_cast<time_t>(since_epoch.count() / 1'000'000'000);
+        when.it_value.tv_nsec = static_cast<long>(since_epoch.count() % 1'000'000'000);
+    } // else all zero: disarmed
+    (void)::timerfd_settime(reply_timer_.get(), TFD_TIMER_ABSTIME, &when, nullptr);
+    fds.push_back({reply_timer_.get(), POLLIN, 0});
+    return true;
 }
 
 std::size_t FabricTarget::handle(const fabric::CompletionResult& read) {
@@ -297,6 +354,8 @@ std::size_t FabricTarget::poll(bool events_ready) {
     std::size_t work = handle(completions_->read(batch_));
     if (events_ready)
         work += take_events();
+    if (reply_timer_.get() >= 0)
+        work += send_due_replies();
     return work;
 }
 
@@ -315,11 +374,26 @@ Responsive::Arm FabricTarget::arm(std::vector<pollfd>& fds) {
     fds.push_back({cq_fd, POLLIN, 0});
     if (with_events)
         fds.push_back({events.wait_fd(), POLLIN, 0});
+    // Always appended when there is a delay (the responder watches the same descriptors for
+    // as long as the session is attached); disarmed while nothing is held.
+    if (reply_timer_.get() >= 0 && !arm_reply_timer(fds))
+        return Arm::ready;
     return Arm::armed;
 }
 
 std::size_t FabricTarget::block(std::chrono::milliseconds timeout) {
+    // A provider without descriptors: the block ends by the first held reply's due time
+    // (rounded up to the millisecond the provider's wait counts in).
+    for (const auto& lane : lanes_) {
+        if (auto due = lane->next_due()) {
+            const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+                *due - persist::TargetLane::Clock::now());
+            timeout = std::clamp(left, std::chrono::milliseconds::zero(), timeout);
+        }
+    }
     std::size_t work = handle(completions_->read_blocking(batch_, timeout));
+    if (reply_timer_.get() >= 0)
+        work += send_due_replies();
     return work + take_events();
 }
 

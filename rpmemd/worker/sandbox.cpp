@@ -282,6 +282,9 @@ constexpr Allowed kAllowed[] = {
     RPMEM_ALLOW(clock_gettime),
     RPMEM_ALLOW(clock_nanosleep),
     RPMEM_ALLOW(nanosleep),
+    // inject-reply-delay's timer (fabric_target.cpp).
+    RPMEM_ALLOW(timerfd_create),
+    RPMEM_ALLOW(timerfd_settime),
     RPMEM_ALLOW(getrandom), // libfabric's connection keys
     // Signals: a masked thread start (rt_sigprocmask, seen), abort() and ASan's reports
     // (rt_sigaction, rt_sigreturn; tgkill is filtered below).

@@ -239,6 +239,7 @@ private:
         request.responder_spin = std::chrono::nanoseconds(
             std::min<std::uint64_t>(start.responder_spin_ns, 1'000'000'000));
         request.responder_cpu = start.responder_cpu;
+        request.reply_delay = std::chrono::nanoseconds(start.reply_delay_ns);
         request.counters = std::move(counters);
         if (!responders_)
             responders_ = std::make_unique<ResponderPool>(ResponderOptions{

@@ -6,18 +6,17 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <type_traits>
 #include <utility>
 
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "process_cpu.h"
+#include "scratch_files.h"
 #include "work_directory.h"
 
 namespace rpmem::bench {
@@ -76,25 +75,6 @@ bool read_all(int fd, void* data, std::size_t length) {
     return transfer_all(fd, static_cast<char*>(data), length, ::read);
 }
 
-Result<void> write_file(const fs::path& path, const std::string& text, mode_t mode = 0644) {
-    {
-        std::ofstream out(path);
-        out << text;
-        if (!out)
-            return fail(EIO, "writing " + path.string());
-    }
-    if (::chmod(path.c_str(), mode) != 0)
-        return fail(Error::from_errno(errno, "chmod " + path.string()));
-    return {};
-}
-
-std::string pool_set(std::size_t size, const fs::path& part, const std::string& replica) {
-    std::string text = fmt::format("PMEMPOOLSET\n{} {}\n", size, part.string());
-    if (!replica.empty())
-        text += "REPLICA " + replica + "\n";
-    return text;
-}
-
 // The child's whole run: PMDK's environment, its librpmem loaded, then GPSPM and APM rows.
 class PeerRun {
 public:
@@ -118,7 +98,7 @@ public:
         // PMDK runs `$RPMEM_SSH [-p PORT] -T -oBatchMode=yes HOST "$RPMEM_CMD"`; this stand-in
         // for ssh runs the command here, with the SSH_CONNECTION rpmemd reads its address from.
         const fs::path ssh = dir / "ssh-here";
-        if (auto written = write_file(ssh,
+        if (auto written = write_text(ssh,
                                       "#!/bin/sh\n"
                                       "for last; do :; done\n"
                                       "export SSH_CONNECTION='127.0.0.1 40000 127.0.0.1 22'\n"
@@ -152,7 +132,7 @@ public:
 private:
     Result<PmdkPeer::Row> run_method(const fs::path& dir, bool apm) {
         const std::string method = apm ? "apm" : "gpspm";
-        if (auto written = write_file(
+        if (auto written = write_text(
                 config_, fmt::format("poolset-dir = {}\nlog-file = {}\nlog-level = notice\n"
                                      "persist-apm = {}\npersist-general = yes\n",
                                      (dir / "remote").string(),
@@ -161,13 +141,13 @@ private:
             !written)
             return fail(std::move(written.error()));
         const std::string set = fmt::format("pmdk-{}.set", method);
-        if (auto written = write_file(dir / "remote" / set,
-                                      pool_set(pool_size_, dir / ("target-" + method), ""));
+        if (auto written = write_text(dir / "remote" / set,
+                                      pool_set_text(pool_size_, dir / ("target-" + method), {}));
             !written)
             return fail(std::move(written.error()));
         const fs::path local = dir / set;
-        if (auto written = write_file(
-                local, pool_set(pool_size_, dir / ("local-" + method), "127.0.0.1 " + set));
+        if (auto written = write_text(
+                local, pool_set_text(pool_size_, dir / ("local-" + method), {"127.0.0.1 " + set}));
             !written)
             return fail(std::move(written.error()));
         {

@@ -5,8 +5,10 @@
 // persists 64 B on each of its sessions --rate times a second (spread evenly over the period).
 // The measured session's persist latency is taken first alone (no other session open yet),
 // then under that load, in the same run; the figure is the ratio of the two p99s. rpmemd's
-// resident memory, descriptors and threads (with its workers) are reported per session, and the
-// daemon's CPU time per persist under load.
+// resident memory, descriptors and threads are reported for the supervisor and for its workers
+// summed, in all and per session, and the daemon's CPU time per persist alone and under load.
+// With --identities K the sessions belong to K client identities (load process p to identity
+// p mod K, the measured session to the first), so K workers serve them instead of one.
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -30,6 +32,7 @@
 
 #include "base/page_buffer.h"
 #include "bench_options.h"
+#include "channel/credentials.h"
 #include "client/replica.h"
 #include "command.h"
 #include "process_usage.h"
@@ -52,6 +55,7 @@ struct SessionsOptions {
     std::size_t count = 256;
     std::size_t processes = 16;
     std::size_t rate = 100;     // persists per second per load session
+    std::size_t identities = 1; // client identities the sessions are spread over
     double duration = 3.0;      // seconds per measured phase
     std::string responder_spin; // rpmemd's responder-spin; empty: its default
     std::string nthreads;       // rpmemd's nthreads; empty: its default
@@ -186,6 +190,52 @@ double cpu_seconds_of_self() {
     std::_Exit(0);
 }
 
+// A CA, rpmemd's certificate and one client certificate per identity ("rpmem-bench-K"),
+// written under `directory`; the CredentialFiles name the first identity's, `clients` all.
+struct IdentityCredentials {
+    channel::CredentialFiles files;
+    std::vector<std::pair<std::string, std::string>> clients; // certificate, key
+};
+
+Result<IdentityCredentials> write_identity_credentials(const fs::path& directory,
+                                                       std::size_t identities) {
+    std::error_code error;
+    fs::create_directories(directory, error);
+    if (error)
+        return fail(Error::from_errno(error.value(), "creating " + directory.string()));
+    const auto validity = channel::Validity::days_from_now(1);
+    auto ca = channel::make_certificate_authority("rpmem-bench CA", validity);
+    if (!ca)
+        return fail(std::move(ca.error()));
+    const std::string names[] = {"localhost", "127.0.0.1"};
+    auto server = channel::make_server_certificate(*ca, names, validity);
+    if (!server)
+        return fail(std::move(server.error()));
+    IdentityCredentials made;
+    made.files.ca_certificate = directory / "ca.crt";
+    made.files.server_certificate = directory / "server.crt";
+    made.files.server_key = directory / "server.key";
+    if (auto written = ca->write_certificate(made.files.ca_certificate, true); !written)
+        return fail(std::move(written.error()));
+    if (auto written = server->write(made.files.server_certificate, made.files.server_key, true);
+        !written)
+        return fail(std::move(written.error()));
+    for (std::size_t k = 0; k < identities; ++k) {
+        const std::string identity = fmt::format("rpmem-bench-{}", k);
+        auto client = channel::make_client_certificate(*ca, identity, validity);
+        if (!client)
+            return fail(std::move(client.error()));
+        const fs::path certificate = directory / (identity + ".crt");
+        const fs::path key = directory / (identity + ".key");
+        if (auto written = client->write(certificate, key, true); !written)
+            return fail(std::move(written.error()));
+        made.clients.emplace_back(certificate.string(), key.string());
+    }
+    made.files.client_certificate = made.clients.front().first;
+    made.files.client_key = made.clients.front().second;
+    return made;
+}
+
 struct PhaseFigures {
     std::vector<std::uint64_t> samples_ns;
     double seconds = 0;
@@ -231,7 +281,11 @@ public:
             fmt::format("responder-spin {}, nthreads {}",
                         options_.responder_spin.empty() ? "default" : options_.responder_spin,
                         options_.nthreads.empty() ? "default" : options_.nthreads));
-        auto rpmemd = RpmemdProcess::start(options_.rpmemd, dir / "rpmemd", config);
+        auto credentials = write_identity_credentials(dir / "tls", options_.identities);
+        if (!credentials)
+            return fail(std::move(credentials.error()).add_context("making the certificates"));
+        auto rpmemd =
+            RpmemdProcess::start(options_.rpmemd, dir / "rpmemd", config, &credentials->files);
         if (!rpmemd)
             return fail(std::move(rpmemd.error()));
         rpmemd_ = std::move(*rpmemd);
@@ -276,7 +330,12 @@ public:
                 if (pid == 0) {
                     ::close(command[1]);
                     ::close(answer[0]);
-                    run_load_process(std::move(share), settings, rpmemd_->port(), options_.rate,
+                    client::Settings own = settings;
+                    const auto& [certificate, key] =
+                        credentials->clients[p % credentials->clients.size()];
+                    own.tls_cert = certificate;
+                    own.tls_key = key;
+                    run_load_process(std::move(share), own, rpmemd_->port(), options_.rate,
                                      command[0], answer[1]);
                 }
                 ::close(command[0]);
@@ -289,10 +348,13 @@ public:
         measured_ = &measured;
         if (auto opened = measured.open(settings, rpmemd_->port()); !opened)
             return opened;
-        const ProcessUsage one = usage_with_children(rpmemd_->pid());
+        const DaemonUsage one = daemon_usage();
         auto alone = measure();
         if (!alone)
             return fail(std::move(alone.error()).add_context("the session alone"));
+        const double alone_cpu_us =
+            (daemon_usage().total().cpu_seconds - one.total().cpu_seconds) * 1e6 /
+            std::max<double>(1.0, static_cast<double>(alone->samples_ns.size()));
 
         if (auto ready = tell_all('o'); !ready)
             return ready;
@@ -310,7 +372,7 @@ public:
                 return fail(EIO, "a load process could not open its sessions: " + message);
             }
         }
-        const ProcessUsage all = usage_with_children(rpmemd_->pid());
+        const DaemonUsage all = daemon_usage();
         if (auto go = tell_all('g'); !go)
             return go;
         std::this_thread::sleep_for(std::chrono::milliseconds(500)); // the load settles
@@ -348,15 +410,18 @@ public:
 
         add_rows(report, *alone, *loaded);
         const double session_count = static_cast<double>(options_.count);
+        const ProcessUsage total = all.total();
         report.context.emplace_back(
             "rpmemd per session",
-            fmt::format("{:.0f} KiB RSS, {:.2f} fds, {:.3f} threads ({} sessions: {} KiB, {} fds, "
-                        "{} threads, rpmemd and its workers; with 1 session: {} KiB, {} fds, {} "
-                        "threads)",
-                        static_cast<double>(all.rss_kib) / session_count,
-                        static_cast<double>(all.fds) / session_count,
-                        static_cast<double>(all.threads) / session_count, options_.count,
-                        all.rss_kib, all.fds, all.threads, one.rss_kib, one.fds, one.threads));
+            fmt::format("{:.0f} KiB RSS, {:.2f} fds, {:.3f} threads (supervisor and workers, "
+                        "{} sessions, {} identities)",
+                        static_cast<double>(total.rss_kib) / session_count,
+                        static_cast<double>(total.fds) / session_count,
+                        static_cast<double>(total.threads) / session_count, options_.count,
+                        options_.identities));
+        report.context.emplace_back(fmt::format("rpmemd with {} sessions", options_.count),
+                                    all.describe());
+        report.context.emplace_back("rpmemd with 1 session", one.describe());
         const double measured_count = static_cast<double>(loaded->samples_ns.size());
         const double total_persists = load_rate * loaded_seconds + measured_count;
         report.context.emplace_back(
@@ -364,17 +429,53 @@ public:
             fmt::format("{} sessions in {} processes, {:.0f} persists/s in all "
                         "(asked {} each, {} in all)",
                         others, processes, load_rate, options_.rate, others * options_.rate));
+        const double loaded_cpu_us =
+            (after.cpu_seconds - before.cpu_seconds) * 1e6 / total_persists;
         report.context.emplace_back(
             "cpu per persist under load",
-            fmt::format("rpmemd {:.1f} us, load clients {:.1f} us (user + system)",
-                        (after.cpu_seconds - before.cpu_seconds) * 1e6 / total_persists,
+            fmt::format("rpmemd {:.1f} us, load clients {:.1f} us (user + system)", loaded_cpu_us,
                         load.cpu_seconds * 1e6 /
                             std::max(1.0, static_cast<double>(load.persists))));
+        report.context.emplace_back(
+            "rpmemd cpu per persist, loaded / alone",
+            fmt::format("{:.2f} ({:.1f} us with {} sessions / {:.1f} us with the measured one "
+                        "alone, back to back)",
+                        loaded_cpu_us / std::max(alone_cpu_us, 1e-3), loaded_cpu_us, options_.count,
+                        alone_cpu_us));
         work_->succeeded();
         return {};
     }
 
 private:
+    // rpmemd's supervisor and its workers, apart.
+    struct DaemonUsage {
+        ProcessUsage supervisor;
+        ProcessUsage workers; // summed
+        std::size_t worker_count = 0;
+
+        ProcessUsage total() const {
+            ProcessUsage sum = supervisor;
+            sum += workers;
+            return sum;
+        }
+        std::string describe() const {
+            return fmt::format("supervisor {} KiB RSS, {} fds, {} threads; {} workers {} KiB, {} "
+                               "fds, {} threads",
+                               supervisor.rss_kib, supervisor.fds, supervisor.threads, worker_count,
+                               workers.rss_kib, workers.fds, workers.threads);
+        }
+    };
+
+    DaemonUsage daemon_usage() const {
+        DaemonUsage usage;
+        usage.supervisor = ProcessUsage::of(rpmemd_->pid());
+        for (pid_t worker : children_of(rpmemd_->pid())) {
+            usage.workers += ProcessUsage::of(worker);
+            ++usage.worker_count;
+        }
+        return usage;
+    }
+
     Result<void> tell_all(char command) {
         for (LoadChild& child : children_)
             if (!write_exact(child.command, &command, 1))
@@ -459,7 +560,8 @@ void add_sessions_command(CLI::App& app, CommandOutput& output) {
         app, "sessions", "one session's persist latency among many loaded ones, against it alone",
         "One session's persist latency while many others on the same rpmemd persist at a steady\n"
         "rate, against the same session alone, in one run on loopback. A real rpmemd (one client\n"
-        "identity, so one worker) serves COUNT sessions: the measured one in this process,\n"
+        "identity, so one worker, unless --identities) serves COUNT sessions: the measured one in "
+        "this process,\n"
         "persisting 64 B back to back, and COUNT-1 opened by forked client processes, each of\n"
         "which persists 64 B on each of its sessions RATE times a second. Rows: alone, loaded\n"
         "(64 B strict persists of the measured session). The context gives the p99 ratio,\n"
@@ -476,6 +578,11 @@ void add_sessions_command(CLI::App& app, CommandOutput& output) {
         ->add_option("--rate", options->rate,
                      "persists per second of each other session (default 100)")
         ->check(CLI::PositiveNumber);
+    command
+        ->add_option("--identities", options->identities,
+                     "client identities the sessions belong to, so workers serving them "
+                     "(load process p: identity p mod K; default 1)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
     command->add_option("--duration", options->duration, "each measured phase, seconds (default 3)")
         ->check(CLI::PositiveNumber);
     command->add_option("--responder-spin", options->responder_spin,

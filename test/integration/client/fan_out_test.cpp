@@ -7,6 +7,7 @@
 // stopped replica's call waits for its own acknowledgement and fails, although a's call posted
 // its persist; RPMEM_FAN_OUT=0 posts nothing. Each case runs in a forked child, because
 // librpmem reads its settings once per process.
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -245,4 +246,44 @@ TEST_CASE("fan-out: a's calls never wait on b, stopped and never drained by its 
         ::kill(pid, SIGCONT);
     INFO(outcome.message << "\n" << read_text(log));
     CHECK(outcome.status == 0);
+}
+
+TEST_CASE("fan-out: two replicas a reply delay away cost one round trip, not two") {
+    // inject-reply-delay in each rpmemd's worker: every reply leaves 500 ms after its request
+    // was served. A persist to both takes at least that (the delay holds), and well under
+    // twice that when the fan-out overlaps the two round trips (serial calls would take 1 s).
+    constexpr auto kDelay = 500ms;
+    ReplicaPair pair("rpmem-fan-out-delay", {"inject-reply-delay = 500ms"});
+    const auto log = pair.root_a / "client.log";
+    ChildOutcome outcome = run_in_child([&](int) -> std::string {
+        auto [pool, on_a, on_b, failure] = open_pair(pair, log, 5000, {});
+        if (!failure.empty())
+            return failure;
+        auto fastest = std::chrono::steady_clock::duration::max();
+        for (int i = 1; i <= 3; ++i) {
+            const auto start = std::chrono::steady_clock::now();
+            if (auto failed = persist_both(on_a, on_b, pool, 4096 * static_cast<std::size_t>(i), i);
+                !failed.empty())
+                return failed;
+            const auto took = std::chrono::steady_clock::now() - start;
+            if (took < kDelay)
+                return "a persist to both came back before the reply delay was over";
+            fastest = std::min(fastest, took);
+        }
+        if (fastest >= 2 * kDelay)
+            return "every persist to both took two reply delays or more: the fan-out did not "
+                   "overlap them (" +
+                   std::to_string(
+                       std::chrono::duration_cast<std::chrono::milliseconds>(fastest).count()) +
+                   " ms at best)";
+        if (rpmem_close(on_b) != 0 || rpmem_close(on_a) != 0)
+            return std::string("closing: ") + rpmem_errormsg();
+        const std::string local(reinterpret_cast<const char*>(pool), kPool);
+        if (read_text(pair.part_a()) != local || read_text(pair.part_b()) != local)
+            return "a replica's pool file differs from the local pool";
+        return "";
+    });
+    INFO(outcome.message << "\n" << read_text(log));
+    REQUIRE(outcome.status == 0);
+    CHECK(posted_by_sibling(log, pair.b.target()) == 3);
 }

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "process.h"
 #include "rpmemd_instance.h"
@@ -13,12 +14,13 @@ namespace rpmem::test {
 
 // Two real rpmemd with one set of credentials, each serving pool.set (2 MiB, no headers, one
 // part at ROOT/pool.part): the two replicas of one local pool, as libpmemobj's REPLICA lines.
+// `config_lines` go to both daemons' configs.
 struct ReplicaPair {
-    explicit ReplicaPair(const std::string& name)
+    explicit ReplicaPair(const std::string& name, const std::vector<std::string>& config_lines = {})
         : root_a(name + "-a")
         , root_b(name + "-b")
-        , a(root_a)
-        , b(root_b, {.shared_credentials = a.tls_dir()}) {
+        , a(root_a, {.config_lines = config_lines})
+        , b(root_b, {.config_lines = config_lines, .shared_credentials = a.tls_dir()}) {
         for (auto [rpmemd, root] : {std::pair{&a, &root_a}, std::pair{&b, &root_b}})
             rpmemd->write_pool_set("pool.set", "PMEMPOOLSET\nOPTION NOHDRS\n2M " +
                                                    (*root / "pool.part").string() + "\n");

@@ -4,6 +4,7 @@
 // persistence method lands the bytes in the target's pool, that the target protects itself
 // (header, bounds, tokens, lanes) and that stopping the target fences the lanes.
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include "poolset/parser.h"
 #include "poolset/pool_mapping.h"
 #include "rpmemd/worker/fabric_target.h"
+#include "rpmemd/worker/responder_pool.h"
 #include "temp_dir.h"
 
 using namespace rpmem;
@@ -26,10 +28,40 @@ namespace {
 
 constexpr std::size_t kPoolSize = 8 << 20;
 
+// The pool file as the target's request handler sees it, for a target on a shared responder
+// pool (start_fabric_target(request) makes its own).
+class MappedTargetPool final : public persist::TargetPool {
+public:
+    explicit MappedTargetPool(const poolset::PoolMapping& mapping)
+        : mapping_(mapping) {}
+    std::span<std::byte> bytes() const noexcept override {
+        return {reinterpret_cast<std::byte*>(mapping_.data()), mapping_.size()};
+    }
+    Result<void> persist(std::uint64_t offset, std::uint64_t length) const override {
+        return mapping_.persist(offset, length);
+    }
+    Result<void> deep_persist(std::uint64_t offset, std::uint64_t length) const override {
+        return mapping_.deep_persist(offset, length);
+    }
+
+private:
+    const poolset::PoolMapping& mapping_;
+};
+
+struct TargetOptions {
+    std::size_t protected_prefix = 0;
+    unsigned lanes = 2;
+    std::chrono::nanoseconds reply_delay{0};     // rpmemd's inject-reply-delay
+    daemon::ResponderPool* responders = nullptr; // null: the target's own
+};
+
 // A target pool file and its FabricTarget, and a local pool of the same size.
 class Fixture {
 public:
     Fixture(std::string provider, std::size_t protected_prefix = 0, unsigned lanes = 2)
+        : Fixture(std::move(provider),
+                  TargetOptions{.protected_prefix = protected_prefix, .lanes = lanes}) {}
+    Fixture(std::string provider, const TargetOptions& options)
         : provider_(std::move(provider))
         , dir_("rpmem-data-plane") {
         auto set = poolset::parse(
@@ -45,11 +77,16 @@ public:
         request.provider = *protocol::provider_preference_from_name(provider_);
         request.bind_host = "127.0.0.1";
         request.pool = &*mapping_;
-        request.protected_prefix = protected_prefix;
-        request.lanes = lanes;
+        request.protected_prefix = options.protected_prefix;
+        request.lanes = options.lanes;
         request.token = token_;
         request.session_name = "test session";
-        auto target = daemon::start_fabric_target(request);
+        request.reply_delay = options.reply_delay;
+        auto target =
+            options.responders == nullptr
+                ? daemon::start_fabric_target(request)
+                : daemon::start_fabric_target(
+                      request, std::make_unique<MappedTargetPool>(*mapping_), options.responders);
         REQUIRE(target);
         target_ = std::move(*target);
 
@@ -212,4 +249,64 @@ TEST_CASE("stopping the target fences its lanes: the next persist fails, it does
     REQUIRE_FALSE(failed);
     CHECK(failed.error().errno_value() == ECONNRESET);
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(3500));
+}
+
+TEST_CASE("inject-reply-delay holds each reply back after its data has landed") {
+    const std::string provider = GENERATE("tcp", "sockets");
+    INFO("provider " << provider);
+    constexpr auto kDelay = std::chrono::milliseconds(300);
+    Fixture fixture(provider, TargetOptions{.reply_delay = kDelay});
+    auto lanes = fixture.connect(protocol::PersistMethod::gpspm);
+    REQUIRE(lanes);
+    persist::InitiatorLane& lane = (*lanes)->lane(0);
+
+    // A lower bound only: the reply cannot come before its delay is over.
+    fixture.fill(4096, 64, 1);
+    auto start = std::chrono::steady_clock::now();
+    REQUIRE(lane.persist(4096, 64, false));
+    CHECK(std::chrono::steady_clock::now() - start >= kDelay);
+    CHECK(fixture.same(4096, 64));
+
+    // Relaxed persists, then a drain: every held reply arrives, the last no sooner than the
+    // delay after the last flush.
+    for (std::size_t i = 0; i < 6; ++i) {
+        fixture.fill(1 << 20 | i * 4096, 100, static_cast<int>(i));
+        REQUIRE(lane.flush(1 << 20 | i * 4096, 100, false));
+    }
+    start = std::chrono::steady_clock::now();
+    REQUIRE(lane.drain());
+    CHECK(std::chrono::steady_clock::now() - start >= kDelay / 2);
+    for (std::size_t i = 0; i < 6; ++i)
+        CHECK(fixture.same(1 << 20 | i * 4096, 100));
+}
+
+TEST_CASE("a held reply holds up no other session on its responder thread") {
+    // One thread serves both targets: a sleep in its loop would stall the second session's
+    // persist behind the first's held reply.
+    daemon::ResponderPool responders(daemon::ResponderOptions{.threads = 1});
+    Fixture delayed(
+        "tcp", TargetOptions{.reply_delay = std::chrono::seconds(3), .responders = &responders});
+    Fixture prompt("tcp", TargetOptions{.responders = &responders});
+    auto delayed_lanes = delayed.connect(protocol::PersistMethod::gpspm);
+    auto prompt_lanes = prompt.connect(protocol::PersistMethod::gpspm);
+    REQUIRE(delayed_lanes);
+    REQUIRE(prompt_lanes);
+
+    delayed.fill(4096, 64, 3);
+    std::atomic<bool> delayed_done{false};
+    std::thread waiter([&] {
+        CHECK((*delayed_lanes)->lane(0).persist(4096, 64, false));
+        delayed_done = true;
+    });
+    // Its data lands at once; only the reply waits.
+    while (!delayed.same(4096, 64))
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    for (int i = 0; i < 20; ++i) {
+        prompt.fill(8192, 64, i);
+        REQUIRE((*prompt_lanes)->lane(0).persist(8192, 64, false));
+        CHECK(prompt.same(8192, 64));
+    }
+    CHECK_FALSE(delayed_done.load());
+    waiter.join();
+    CHECK(delayed_done.load());
 }

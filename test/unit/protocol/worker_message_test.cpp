@@ -30,6 +30,7 @@ protocol::WorkerStart sample_start() {
     start.segments = {{0, 0, 4 << 20, 0}, {1, 4096, 4 << 20, 4 << 20}};
     start.responder_spin_ns = 200'000;
     start.responder_cpu = -1;
+    start.reply_delay_ns = 500'000;
     start.counters_page = true;
     return start;
 }
@@ -121,6 +122,16 @@ TEST_CASE("the worker decoder refuses malformed packets", "[protocol][worker]") 
         start.data_offset = start.pool_size + 1;
         CHECK_FALSE(protocol::decode_worker_message(encoded(start)));
     }
+    SECTION("a reply delay beyond 1 s") {
+        Bytes delayed = good;
+        // reply_delay_ns is the u64 before the last byte (counters_page).
+        const std::size_t at = delayed.size() - 1 - 8;
+        for (std::size_t i = 0; i < 8; ++i)
+            delayed[at + i] = 0xff;
+        auto decoded = protocol::decode_worker_message(delayed);
+        REQUIRE_FALSE(decoded);
+        CHECK_THAT(decoded.error().message(), Catch::Contains("reply_delay_ns"));
+    }
     SECTION("an errno out of range in an answer") {
         protocol::WorkerStarted started;
         started.errno_value = 1u << 20;
@@ -134,5 +145,8 @@ TEST_CASE("the worker encoder refuses what the decoder would", "[protocol][worke
     CHECK_FALSE(protocol::encode_worker_message(start));
     start = sample_start();
     start.allowed_providers.assign(protocol::kMaxWorkerProviders + 1, "tcp");
+    CHECK_FALSE(protocol::encode_worker_message(start));
+    start = sample_start();
+    start.reply_delay_ns = protocol::kMaxWorkerReplyDelayNs + 1;
     CHECK_FALSE(protocol::encode_worker_message(start));
 }

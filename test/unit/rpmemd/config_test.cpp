@@ -103,7 +103,8 @@ TEST_CASE("the keys rpmemd adds: TLS, access, fabric, platform") {
                                      "persist-commit = no\n"
                                      "max-lanes = 8\nmax-sessions = 3\nnthreads = 2\n"
                                      "heartbeat = 500ms\nsession-timeout = 3s\n"
-                                     "fabric-address = 10.0.0.2\n",
+                                     "fabric-address = 10.0.0.2\n"
+                                     "inject-reply-delay = 500us\n",
                                      "f.conf", config);
     REQUIRE(applied);
     CHECK(config.listen_host == "::1");
@@ -121,10 +122,12 @@ TEST_CASE("the keys rpmemd adds: TLS, access, fabric, platform") {
     CHECK(config.heartbeat == std::chrono::milliseconds(500));
     CHECK(config.session_timeout == std::chrono::seconds(3));
     CHECK(config.fabric_host == "10.0.0.2");
+    CHECK(config.inject_reply_delay == std::chrono::microseconds(500));
 
     Config defaults;
     REQUIRE(apply_config_text("listen = example.org\n", "g.conf", defaults));
     CHECK(defaults.listen_port == kDefaultPort);
+    CHECK(defaults.inject_reply_delay == std::chrono::microseconds(0));
 }
 
 TEST_CASE("bad lines and values are errors naming the file and line") {
@@ -141,6 +144,7 @@ TEST_CASE("bad lines and values are errors naming the file and line") {
         Case{"max-lanes = 12x\n", "my.conf:1: max-lanes: expected a whole number"},
         Case{"heartbeat = 2h\n", "my.conf:1: heartbeat: expected a duration"},
         Case{"heartbeat = 0s\n", "my.conf:1: heartbeat: expected a duration"},
+        Case{"inject-reply-delay = 2s\n", "my.conf:1: inject-reply-delay: expected a duration"},
         Case{"listen = alice@host\n", "my.conf:1: listen: expected HOST[:PORT] without a user"},
         Case{"listen = host:99999\n", "my.conf:1: listen:"},
         Case{"persistence-domain = flash\n", "my.conf:1: persistence-domain: expected 'adr'"},
