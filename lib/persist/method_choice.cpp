@@ -11,6 +11,10 @@ namespace {
 
 using protocol::PersistMethod;
 
+constexpr const char* kProviderAcknowledged =
+    "inject-reply-delay allows only gpspm (the provider acknowledges apm's and commit's writes "
+    "itself, so the delay could not hold them)";
+
 // Why the policy does not allow `method` (config key `key`).
 std::string not_allowed(std::string_view method, std::string_view key, const MethodPolicy& policy) {
     if (policy.keys_named)
@@ -29,6 +33,8 @@ std::string invalid_because(PersistMethod method, const Platform& platform,
     case PersistMethod::apm:
         if (!policy.allow_apm)
             return not_allowed("apm", "persist-apm", policy);
+        if (policy.replies_only)
+            return kProviderAcknowledged;
         if (!pool_is_pmem)
             return "apm needs the pool on persistent memory";
         if (platform.domain == PersistenceDomain::eadr)
@@ -41,6 +47,8 @@ std::string invalid_because(PersistMethod method, const Platform& platform,
     case PersistMethod::commit:
         if (!policy.allow_commit)
             return not_allowed("commit", "persist-commit", policy);
+        if (policy.replies_only)
+            return kProviderAcknowledged;
         if (!provider.offers_rma_pmem)
             return "commit needs a provider offering FI_RMA_PMEM";
         if (!pool_is_pmem)

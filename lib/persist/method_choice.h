@@ -26,6 +26,10 @@ struct MethodPolicy {
     bool allow_gpspm = true;
     bool allow_commit = true;
     bool keys_named = false;
+    // Only methods whose every round trip ends in a reply of the target's (gpspm): rpmemd's
+    // inject-reply-delay holds those replies, while apm's reads and commit's writes are
+    // acknowledged by the provider itself, which would leave them undelayed.
+    bool replies_only = false;
 };
 
 struct MethodChoice {

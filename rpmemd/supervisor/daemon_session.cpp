@@ -212,9 +212,10 @@ Result<protocol::DataPath> DaemonSession::start_data_plane(OpenPool& pool, std::
     std::unique_ptr<DataPlane> data_plane = std::move(*plane);
     const DataPlaneInfo& info = data_plane->info();
 
-    auto choice =
-        persist::choose_method(services_.config.platform, info.traits, pool.mapping().is_pmem(),
-                               services_.config.methods, method);
+    persist::MethodPolicy policy = services_.config.methods;
+    policy.replies_only = services_.config.inject_reply_delay.count() > 0;
+    auto choice = persist::choose_method(services_.config.platform, info.traits,
+                                         pool.mapping().is_pmem(), policy, method);
     if (!choice) {
         data_plane->stop();
         return fail(status_error(reply_status_for(choice.error(), Status::invalid_request),

@@ -110,3 +110,20 @@ TEST_CASE("the policy can forbid methods, and forbidding every valid one is an e
     CHECK(none.error().errno_value() == EMEDIUMTYPE);
     CHECK_THAT(none.error().message(), Catch::Contains("persist-general"));
 }
+
+TEST_CASE("with replies only (inject-reply-delay) gpspm is chosen, and a preference for "
+          "another method is refused saying why") {
+    MethodPolicy delayed = kEverythingAllowed;
+    delayed.replies_only = true;
+    Platform eadr{.domain = PersistenceDomain::eadr};
+    auto chosen = choose_method(eadr, kTcp, true, delayed, PersistMethod::any);
+    REQUIRE(chosen);
+    CHECK(chosen->method == PersistMethod::gpspm);
+    CHECK_THAT(chosen->reason, Catch::Contains("inject-reply-delay"));
+    for (PersistMethod preferred : {PersistMethod::commit, PersistMethod::apm}) {
+        auto refused = choose_method(eadr, kTcp, true, delayed, preferred);
+        REQUIRE(refused);
+        CHECK(refused->method == PersistMethod::gpspm);
+        CHECK_THAT(refused->reason, Catch::Contains("client preference refused: inject-reply"));
+    }
+}
