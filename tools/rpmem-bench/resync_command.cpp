@@ -298,8 +298,9 @@ int run_resync(const ResyncOptions& given, std::ostream& out, std::ostream& err)
         {"provider", options.provider},
         {"cpus", std::to_string(cpus.size())},
         {"rounds per fraction", std::to_string(options.repeat)},
-        {"resync", "recovery thread, batches of up to 32 strict persists of up to 16 contiguous "
-                   "extents, over lane 0 and the lanes free then, one drain per lane"},
+        {"resync", "recovery thread, batches of up to 32 copies of up to 16 contiguous extents, "
+                   "each RMA writes from the local pool and one flush, over lane 0 and the lanes "
+                   "free then, one drain per lane"},
         {"raw", "batches of 16 RMA writes + one 8-byte read, both sides busy-polling"},
         {"PMEM_IS_PMEM_FORCE", std::getenv("PMEM_IS_PMEM_FORCE") != nullptr
                                    ? std::getenv("PMEM_IS_PMEM_FORCE")
