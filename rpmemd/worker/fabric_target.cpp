@@ -487,10 +487,14 @@ Result<std::unique_ptr<DataPlane>> start_fabric_target(const DataPlaneRequest& r
     return std::unique_ptr<DataPlane>(std::move(*target));
 }
 
+std::unique_ptr<persist::TargetPool> target_pool_of(const poolset::PoolMapping& mapping) {
+    return std::make_unique<MappedPool>(mapping);
+}
+
 Result<std::unique_ptr<DataPlane>> start_fabric_target(const DataPlaneRequest& request) {
     if (request.pool == nullptr)
         return fail(EINVAL, request.session_name + ": starting the data plane: no pool");
-    return start_fabric_target(request, std::make_unique<MappedPool>(*request.pool), nullptr);
+    return start_fabric_target(request, target_pool_of(*request.pool), nullptr);
 }
 
 } // namespace rpmem::daemon

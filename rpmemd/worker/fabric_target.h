@@ -26,6 +26,10 @@ Result<std::unique_ptr<DataPlane>> start_fabric_target(const DataPlaneRequest& r
                                                        std::unique_ptr<persist::TargetPool> pool,
                                                        ResponderPool* responders);
 
+// `mapping` as the request handler sees it (pmem_persist or msync through the mapping); it
+// must outlive the result.
+std::unique_ptr<persist::TargetPool> target_pool_of(const poolset::PoolMapping& mapping);
+
 // The same over request.pool in this process (tests and rpmem-bench; rpmemd itself runs its
 // data planes in workers, see WorkerDataPlane in rpmemd/worker/worker_pool.cpp).
 Result<std::unique_ptr<DataPlane>> start_fabric_target(const DataPlaneRequest& request);

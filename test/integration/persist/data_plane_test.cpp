@@ -28,26 +28,6 @@ namespace {
 
 constexpr std::size_t kPoolSize = 8 << 20;
 
-// The pool file as the target's request handler sees it, for a target on a shared responder
-// pool (start_fabric_target(request) makes its own).
-class MappedTargetPool final : public persist::TargetPool {
-public:
-    explicit MappedTargetPool(const poolset::PoolMapping& mapping)
-        : mapping_(mapping) {}
-    std::span<std::byte> bytes() const noexcept override {
-        return {reinterpret_cast<std::byte*>(mapping_.data()), mapping_.size()};
-    }
-    Result<void> persist(std::uint64_t offset, std::uint64_t length) const override {
-        return mapping_.persist(offset, length);
-    }
-    Result<void> deep_persist(std::uint64_t offset, std::uint64_t length) const override {
-        return mapping_.deep_persist(offset, length);
-    }
-
-private:
-    const poolset::PoolMapping& mapping_;
-};
-
 struct TargetOptions {
     std::size_t protected_prefix = 0;
     unsigned lanes = 2;
@@ -82,11 +62,10 @@ public:
         request.token = token_;
         request.session_name = "test session";
         request.reply_delay = options.reply_delay;
-        auto target =
-            options.responders == nullptr
-                ? daemon::start_fabric_target(request)
-                : daemon::start_fabric_target(
-                      request, std::make_unique<MappedTargetPool>(*mapping_), options.responders);
+        auto target = options.responders == nullptr
+                          ? daemon::start_fabric_target(request)
+                          : daemon::start_fabric_target(request, daemon::target_pool_of(*mapping_),
+                                                        options.responders);
         REQUIRE(target);
         target_ = std::move(*target);
 
