@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "fabric/passive_endpoint.h"
 
+#include <algorithm>
 #include <cerrno>
 
 #include <sys/socket.h>
@@ -61,8 +62,12 @@ void PassiveEndpoint::stop_listening() noexcept {
     if (!sockets)
         return;
     for (const PortSocket& socket : *sockets)
-        if (socket.listening && socket.local_port == port_)
-            (void)shut_down(socket);
+        if (socket.listening && socket.local_port == port_ && shut_down(socket))
+            stopped_.push_back(socket.inode);
+}
+
+bool PassiveEndpoint::is_stopped_listener(const PortSocket& socket) const noexcept {
+    return std::find(stopped_.begin(), stopped_.end(), socket.inode) != stopped_.end();
 }
 
 } // namespace rpmem::fabric

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include <rdma/fi_cm.h>
 #include <rdma/fi_endpoint.h>
@@ -13,6 +14,7 @@
 #include "fabric/event_queue.h"
 #include "fabric/fabric.h"
 #include "fabric/fid_ptr.h"
+#include "fabric/port_sockets.h"
 
 namespace rpmem::fabric {
 
@@ -36,6 +38,10 @@ public:
     // fails (and it carries on); requests accepted before still arrive. The first step of
     // closing a tcp listener safely (port_sockets.h).
     void stop_listening() noexcept;
+    // Whether `socket` is the listening socket stop_listening() shut down: no longer listening
+    // (the kernel takes it out of LISTEN), bound to the port, with no peer, and closed only
+    // with this endpoint, so a drain must not wait for it.
+    bool is_stopped_listener(const PortSocket& socket) const noexcept;
 
     const std::string& address() const noexcept { return address_; } // "127.0.0.1:41234"
     std::uint16_t port() const noexcept { return port_; }
@@ -53,6 +59,7 @@ private:
     FidPtr<fid_pep> pep_;
     std::string address_;
     std::uint16_t port_;
+    std::vector<ino_t> stopped_; // the listening sockets stop_listening() shut down
 };
 
 } // namespace rpmem::fabric

@@ -456,7 +456,8 @@ void FabricTarget::close_listener() noexcept {
             break;
         std::size_t held = 0;
         for (const fabric::PortSocket& socket : *sockets) {
-            if (socket.listening || socket.local_port != port)
+            if (socket.listening || socket.local_port != port ||
+                listener_->is_stopped_listener(socket))
                 continue;
             ++held;
             (void)fabric::shut_down(socket);
