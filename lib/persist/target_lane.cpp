@@ -154,16 +154,14 @@ void TargetLane::send_reply(const protocol::LaneReply& reply) {
     next_reply_ = (next_reply_ + 1) % kReplySlots;
     protocol::encode(reply, {buffers_.data() + reply_offset(slot.index), kLaneReplySize});
     slot.busy = true; // in flight, held, or waiting for the connection
-    Clock::time_point due;
-    if (reply_delay_.count() > 0) {
-        due = Clock::now() + reply_delay_;
-    } else if (waiting_count_ == 0) {
+    if (reply_delay_.count() == 0 && waiting_count_ == 0) {
         const Sent sent = try_send(slot);
         if (sent != Sent::not_connected_yet)
             return;
-        due = Clock::now();
         awaiting_connection_ = true;
     }
+    // Without a delay, `due` is when it was queued: the connection's patience counts from it.
+    const Clock::time_point due = Clock::now() + reply_delay_;
     // Behind every reply already waiting, so that order is kept (with a reply delay, `due`
     // grows with the queue: the clock is monotonic and the delay fixed).
     waiting_[(waiting_first_ + waiting_count_) % kReplySlots] = {slot.index, due};
