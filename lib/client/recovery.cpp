@@ -22,7 +22,7 @@ constexpr std::size_t kCopyExtents = 16;
 // Copies go in batches: their stripes held together, their messages in flight together over
 // the lanes free at the time, one drain per lane. One round trip per copy made a resync of
 // scattered 4 KiB extents run at a hundredth of the fabric's bandwidth.
-constexpr std::size_t kBatchCopies = 32;
+constexpr std::size_t kBatchCopies = 256;
 constexpr std::size_t kBatchBytes = 1 << 20;
 
 #ifdef RPMEM_FAILPOINTS

@@ -3,8 +3,11 @@
 // Recovery (RecoveryAccess: drop and replace the connection, copy missed ranges, report) and the
 // sibling replicas of the fan-out (FanOutMember::post_ahead). The data-path calls and the
 // session's lifecycle are in replica.cpp.
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -13,7 +16,9 @@
 #include "client/lane_set.h"
 #include "client/logger.h"
 #include "client/replica.h"
+#include "protocol/lane_message.h"
 #include "protocol/request.h"
+#include "protocol/version.h"
 
 namespace rpmem::client {
 
@@ -94,10 +99,31 @@ Result<void> Replica::copy(std::span<const Range> ranges) {
             lanes.push_back(l);
         }
     }
+    bool listed_flush = protocol::has_capability(connection_->control->hello().capabilities,
+                                                 protocol::Capability::flush_list);
+#ifdef RPMEM_FAILPOINTS
+    // Test builds only: RPMEM_FAILPOINT=copy-without-flush-list copies as to an older target.
+    if (const char* value = std::getenv("RPMEM_FAILPOINT");
+        value != nullptr && std::string_view(value) == "copy-without-flush-list")
+        listed_flush = false;
+#endif
     Result<void> sent;
-    for (std::size_t i = 0; i < ranges.size() && sent; ++i)
-        sent = connection_->lanes->lane(lanes[i % lanes.size()])
-                   .flush(ranges[i].offset, ranges[i].length, true);
+    if (listed_flush) {
+        // A share of the ranges per lane, each share RMA writes and one flush_list message.
+        std::vector<protocol::LaneRange> listed(ranges.size());
+        for (std::size_t i = 0; i < ranges.size(); ++i)
+            listed[i] = {ranges[i].offset, ranges[i].length};
+        const std::span<const protocol::LaneRange> all(listed);
+        const std::size_t share = (listed.size() + lanes.size() - 1) / lanes.size();
+        for (std::size_t i = 0, first = 0; first < listed.size() && sent; ++i, first += share)
+            sent = connection_->lanes->lane(lanes[i]).flush_ranges(
+                all.subspan(first, std::min(share, listed.size() - first)));
+    } else {
+        // An older target: a flush message per range.
+        for (std::size_t i = 0; i < ranges.size() && sent; ++i)
+            sent = connection_->lanes->lane(lanes[i % lanes.size()])
+                       .flush(ranges[i].offset, ranges[i].length, true);
+    }
     for (const unsigned l : lanes)
         if (sent)
             sent = connection_->lanes->lane(l).drain();

@@ -154,7 +154,8 @@ Result<void> InitiatorLane::wait_until(Done&& done, const char* step) {
 }
 
 Result<void> InitiatorLane::send_one(LaneOperation operation, std::size_t offset,
-                                     std::size_t length, bool acknowledge) {
+                                     std::size_t length, bool acknowledge,
+                                     std::span<const protocol::LaneRange> list) {
     // A free slot of ours, and a free receive buffer at the target (credits).
     const unsigned slot = next_send_slot_;
     if (auto room = wait_until([&] { return !send_busy_[slot] && credits_.has_credit(); },
@@ -173,8 +174,10 @@ Result<void> InitiatorLane::send_one(LaneOperation operation, std::size_t offset
     std::byte* message = buffers_.data() + at;
     if (request.carries_data())
         std::memcpy(message + kLaneHeaderSize, pool_.data() + offset, length);
+    else if (operation == LaneOperation::flush_list)
+        protocol::encode(list, {message + kLaneHeaderSize, length});
     protocol::encode(request, {message, kLaneHeaderSize});
-    const std::size_t size = kLaneHeaderSize + (request.carries_data() ? length : 0);
+    const std::size_t size = kLaneHeaderSize + (request.carries_payload() ? length : 0);
 
     auto sent = endpoint_.send(buffers_, at, size, fabric::Signal::yes, &send_tags_[slot]);
     if (!sent)
@@ -274,6 +277,21 @@ Result<void> InitiatorLane::flush(std::size_t offset, std::size_t length, bool r
         return send_one(LaneOperation::flush, offset, length, true);
     case PersistMethod::any: // the lane set refuses a target that chose none
         break;
+    }
+    return {};
+}
+
+Result<void> InitiatorLane::flush_ranges(std::span<const protocol::LaneRange> ranges) {
+    for (const protocol::LaneRange& range : ranges)
+        if (auto written = write_range(range.offset, range.length, false); !written)
+            return written;
+    const std::size_t per_message = config_.inline_size / protocol::kLaneRangeSize;
+    for (std::size_t first = 0; first < ranges.size(); first += per_message) {
+        const auto list = ranges.subspan(first, std::min(per_message, ranges.size() - first));
+        if (auto sent = send_one(LaneOperation::flush_list, 0,
+                                 list.size() * protocol::kLaneRangeSize, true, list);
+            !sent)
+            return sent;
     }
     return {};
 }

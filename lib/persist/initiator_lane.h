@@ -63,6 +63,10 @@ public:
     Result<void> persist(std::size_t offset, std::size_t length, bool relaxed);
     Result<void> deep_persist(std::size_t offset, std::size_t length);
     Result<void> flush(std::size_t offset, std::size_t length, bool relaxed);
+    // Relaxed flushes of every range, whatever the method: RMA writes, then flush_list messages
+    // the target answers once all are persistent (one message for up to inline_size / 16
+    // ranges). Only to a target that announced Capability::flush_list. drain() waits for them.
+    Result<void> flush_ranges(std::span<const protocol::LaneRange> ranges);
     Result<void> drain();
     Result<void> read(std::span<std::byte> into, std::size_t offset);
 
@@ -85,8 +89,9 @@ private:
 
     Result<void> send_messages(protocol::LaneOperation operation, std::size_t offset,
                                std::size_t length, bool acknowledge_last);
+    // `list`: a flush_list's ranges (`length` is then their encoded size).
     Result<void> send_one(protocol::LaneOperation operation, std::size_t offset, std::size_t length,
-                          bool acknowledge);
+                          bool acknowledge, std::span<const protocol::LaneRange> list = {});
     Result<void> write_range(std::size_t offset, std::size_t length, bool commit);
     Result<void> read_remote(std::size_t buffer_offset, std::size_t length,
                              std::uint64_t remote_offset);

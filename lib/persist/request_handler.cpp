@@ -44,6 +44,7 @@ RequestHandler::Outcome RequestHandler::handle(std::span<const std::byte> messag
 
     std::span<std::byte> pool = pool_.bytes();
     Result<void> done;
+    std::uint64_t listed = 0; // a flush_list's bytes
     switch (request->operation) {
     case LaneOperation::persist_inline:
     case LaneOperation::deep_persist_inline:
@@ -63,14 +64,24 @@ RequestHandler::Outcome RequestHandler::handle(std::span<const std::byte> messag
     case LaneOperation::deep_flush:
         done = pool_.deep_persist(request->offset, request->length);
         break;
+    case LaneOperation::flush_list:
+        for (std::size_t i = 0; i < protocol::flush_list_size(*request) && done; ++i) {
+            const protocol::LaneRange range = protocol::flush_list_range(message, i);
+            done = pool_.persist(range.offset, range.length);
+            listed += range.length;
+        }
+        break;
     case LaneOperation::barrier:
         break;
     }
 
     if (!done)
         return {LaneReply{sequence, static_cast<std::uint32_t>(done.error().errno_value())}, false};
-    const std::uint64_t durable =
-        request->operation == LaneOperation::barrier ? 0 : request->length;
+    std::uint64_t durable = request->length;
+    if (request->operation == LaneOperation::barrier)
+        durable = 0;
+    else if (request->operation == LaneOperation::flush_list)
+        durable = listed;
     if (request->wants_ack())
         return {LaneReply{sequence, 0}, false, durable};
     return {std::nullopt, false, durable};

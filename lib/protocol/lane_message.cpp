@@ -13,7 +13,38 @@ namespace {
 
 bool known(std::uint8_t operation) noexcept {
     return operation >= static_cast<std::uint8_t>(LaneOperation::persist_inline) &&
-           operation <= static_cast<std::uint8_t>(LaneOperation::barrier);
+           operation <= static_cast<std::uint8_t>(LaneOperation::flush_list);
+}
+
+// The target's one range check: inside the pool and clear of its protected prefix.
+Result<void> check_range(std::uint64_t offset, std::uint64_t length, const LaneLimits& limits) {
+    if (offset > limits.pool_size || length > limits.pool_size - offset)
+        return fail(EINVAL, fmt::format("range [{}, +{}) is outside the pool of {} bytes", offset,
+                                        length, limits.pool_size));
+    if (length != 0 && offset < limits.protected_prefix)
+        return fail(EINVAL, fmt::format("range [{}, +{}) overlaps the pool header (first {} "
+                                        "bytes)",
+                                        offset, length, limits.protected_prefix));
+    return {};
+}
+
+Result<void> check_flush_list(std::span<const std::byte> message, const LaneRequest& request,
+                              const LaneLimits& limits) {
+    if (request.offset != 0)
+        return fail(EPROTO, fmt::format("flush list has offset {}, not 0", request.offset),
+                    ErrorSource::protocol);
+    if (request.length == 0 || request.length % kLaneRangeSize != 0)
+        return fail(EPROTO,
+                    fmt::format("flush list of {} bytes is not a positive multiple of {}",
+                                request.length, kLaneRangeSize),
+                    ErrorSource::protocol);
+    for (std::size_t i = 0; i < flush_list_size(request); ++i) {
+        const LaneRange range = flush_list_range(message, i);
+        if (auto inside = check_range(range.offset, range.length, limits); !inside)
+            return fail(
+                std::move(inside.error()).add_context(fmt::format("flush list range {}", i)));
+    }
+    return {};
 }
 
 Result<LaneRequest> validate(std::span<const std::byte> message, const LaneLimits& limits) {
@@ -35,7 +66,7 @@ Result<LaneRequest> validate(std::span<const std::byte> message, const LaneLimit
     request.length = load_le<std::uint64_t>(in + 16);
 
     const std::uint64_t data_length = message.size() - kLaneHeaderSize;
-    if (request.carries_data()) {
+    if (request.carries_payload()) {
         if (request.length > limits.inline_limit)
             return fail(EPROTO,
                         fmt::format("persist message carries {} bytes inline, more than the "
@@ -53,13 +84,11 @@ Result<LaneRequest> validate(std::span<const std::byte> message, const LaneLimit
                     ErrorSource::protocol);
     }
 
-    if (request.offset > limits.pool_size || request.length > limits.pool_size - request.offset)
-        return fail(EINVAL, fmt::format("range [{}, +{}) is outside the pool of {} bytes",
-                                        request.offset, request.length, limits.pool_size));
-    if (request.length != 0 && request.offset < limits.protected_prefix)
-        return fail(EINVAL, fmt::format("range [{}, +{}) overlaps the pool header (first {} "
-                                        "bytes)",
-                                        request.offset, request.length, limits.protected_prefix));
+    auto checked = request.operation == LaneOperation::flush_list
+                       ? check_flush_list(message, request, limits)
+                       : check_range(request.offset, request.length, limits);
+    if (!checked)
+        return fail(std::move(checked.error()));
     return request;
 }
 
@@ -81,6 +110,20 @@ void encode(const LaneReply& reply, std::span<std::byte> out) noexcept {
     store_le(o, reply.sequence);
     store_le(o + 4, reply.status);
     store_le(o + 8, std::uint64_t{0});
+}
+
+void encode(std::span<const LaneRange> ranges, std::span<std::byte> out) noexcept {
+    std::byte* o = out.data();
+    for (const LaneRange& range : ranges) {
+        store_le(o, range.offset);
+        store_le(o + 8, range.length);
+        o += kLaneRangeSize;
+    }
+}
+
+LaneRange flush_list_range(std::span<const std::byte> message, std::size_t index) noexcept {
+    const std::byte* at = message.data() + kLaneHeaderSize + index * kLaneRangeSize;
+    return {load_le<std::uint64_t>(at), load_le<std::uint64_t>(at + 8)};
 }
 
 Decoded<LaneRequest> decode_lane_request(std::span<const std::byte> message,

@@ -17,6 +17,8 @@ namespace rpmem::protocol {
 //     0  u8  operation      4  u32 sequence     8  u64 offset     16 u64 length
 //     1  u8  flags          24 u64 reserved (0)
 //     2  u16 reserved (0)
+//   flush_list data (a request's `length` bytes; its `offset` is 0): kLaneRangeSize bytes per range
+//     0  u64 offset         8  u64 length
 //   reply (kLaneReplySize bytes)
 //     0  u32 sequence       4  u32 status (0 or a positive errno)   8 u64 reserved (0)
 //
@@ -27,6 +29,10 @@ enum class LaneOperation : std::uint8_t {
     flush = 3,               // [offset, +length) was RMA-written; the target flushes it
     deep_flush = 4,          // as flush, to the deepest domain
     barrier = 5,             // nothing to do: answering it acknowledges everything before it
+    // Data follows: ranges that were RMA-written; the target flushes every one, so that a
+    // batch of scattered writes (a resync's) costs one message. Only to a target that
+    // announced Capability::flush_list.
+    flush_list = 6,
 };
 
 inline constexpr std::uint8_t kAckRequested = 1; // the target replies once this is done
@@ -38,9 +44,14 @@ struct LaneRequest {
     std::uint64_t offset = 0; // into the pool
     std::uint64_t length = 0;
 
+    // Pool bytes follow the header, to be stored at `offset`.
     bool carries_data() const noexcept {
         return operation == LaneOperation::persist_inline ||
                operation == LaneOperation::deep_persist_inline;
+    }
+    // Anything follows the header: pool bytes or a flush_list's ranges.
+    bool carries_payload() const noexcept {
+        return carries_data() || operation == LaneOperation::flush_list;
     }
     bool wants_ack() const noexcept { return (flags & kAckRequested) != 0; }
 };
@@ -52,6 +63,13 @@ struct LaneReply {
 
 inline constexpr std::size_t kLaneHeaderSize = 32;
 inline constexpr std::size_t kLaneReplySize = 16;
+inline constexpr std::size_t kLaneRangeSize = 16;
+
+// One range of a flush_list.
+struct LaneRange {
+    std::uint64_t offset = 0;
+    std::uint64_t length = 0;
+};
 
 // The shape of a lane's traffic, shared by both halves.
 // Messages a lane may have sent but not yet seen acknowledged: the target keeps this many
@@ -70,6 +88,8 @@ constexpr std::size_t lane_slot_size(std::size_t inline_size) noexcept {
 // Writes the header into `out` (at least kLaneHeaderSize bytes; kLaneReplySize for a reply).
 void encode(const LaneRequest& request, std::span<std::byte> out) noexcept;
 void encode(const LaneReply& reply, std::span<std::byte> out) noexcept;
+// Writes `ranges` as a flush_list's data into `out` (kLaneRangeSize bytes each).
+void encode(std::span<const LaneRange> ranges, std::span<std::byte> out) noexcept;
 
 // What the receiving lane allows: `pool_size` bounds the range, `inline_limit` the inline data,
 // and no range may reach below `protected_prefix` (the pool header, which the target does not
@@ -86,6 +106,13 @@ struct LaneLimits {
 // id is the message's sequence number whenever its header was complete.
 Decoded<LaneRequest> decode_lane_request(std::span<const std::byte> message,
                                          const LaneLimits& limits);
+
+// How many ranges a flush_list carries, and range `index` of one (`message` as received, after
+// decode_lane_request accepted it: every range is then checked like a flush's).
+constexpr std::size_t flush_list_size(const LaneRequest& request) noexcept {
+    return static_cast<std::size_t>(request.length / kLaneRangeSize);
+}
+LaneRange flush_list_range(std::span<const std::byte> message, std::size_t index) noexcept;
 
 Result<LaneReply> decode_lane_reply(std::span<const std::byte> message);
 

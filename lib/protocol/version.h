@@ -32,12 +32,14 @@ constexpr std::uint16_t agreed_version(std::uint16_t peer_min, std::uint16_t pee
 // bits both sides share. Unknown bits are ignored, which is what lets a newer peer add bits
 // without a version change.
 enum class Capability : std::uint64_t {
-    heartbeat = 1ULL << 0, // answers Ping with Pong at any time, even while a request runs
-    status = 1ULL << 1,    // understands StatusRequest
+    heartbeat = 1ULL << 0,  // answers Ping with Pong at any time, even while a request runs
+    status = 1ULL << 1,     // understands StatusRequest
+    flush_list = 1ULL << 2, // its lanes take LaneOperation::flush_list
 };
 
 inline constexpr std::uint64_t kCapabilities = static_cast<std::uint64_t>(Capability::heartbeat) |
-                                               static_cast<std::uint64_t>(Capability::status);
+                                               static_cast<std::uint64_t>(Capability::status) |
+                                               static_cast<std::uint64_t>(Capability::flush_list);
 
 constexpr bool has_capability(std::uint64_t set, Capability capability) noexcept {
     return (set & static_cast<std::uint64_t>(capability)) != 0;

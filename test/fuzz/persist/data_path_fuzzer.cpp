@@ -3,9 +3,9 @@
 // byte string is decoded as a persist request (under several lane limits, including a pool that
 // reaches 2^64 - 1, where a range check that adds offset and length would wrap), as a persist
 // reply, and as a lane binding. Whatever decodes must satisfy the checks the caller relies on
-// (range inside the pool without wrapping, no inline write into the protected header, data
-// length as announced) and re-encode to the bytes it came from; a crash, a sanitizer report or
-// a trap is a finding.
+// (every range, a flush list's each, inside the pool without wrapping and clear of the protected
+// header; data length as announced) and re-encode to the bytes it came from; a crash, a
+// sanitizer report or a trap is a finding.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -28,6 +28,14 @@ constexpr std::array<LaneLimits, 4> kLimits{{
     {0, 0, 0},                                                   // an empty pool: only empty ranges
 }};
 
+// The range lies inside the pool, computed without a wrapping sum, and clear of the header.
+void check_pool_range(std::uint64_t offset, std::uint64_t length, const LaneLimits& limits) {
+    if (offset > limits.pool_size || length > limits.pool_size - offset)
+        __builtin_trap();
+    if (length != 0 && offset < limits.protected_prefix)
+        __builtin_trap();
+}
+
 void check_request(std::span<const std::byte> input, const LaneLimits& limits) {
     auto [sequence, decoded] = protocol::decode_lane_request(input, limits);
     if (!decoded)
@@ -36,18 +44,25 @@ void check_request(std::span<const std::byte> input, const LaneLimits& limits) {
     // The id handed back with the result is the message's own sequence number.
     if (sequence != request.sequence)
         __builtin_trap();
-    // The range lies inside the pool, computed without a wrapping sum.
-    if (request.offset > limits.pool_size || request.length > limits.pool_size - request.offset)
-        __builtin_trap();
     const std::size_t data = input.size() - protocol::kLaneHeaderSize;
-    if (request.carries_data()) {
+    if (request.carries_payload()) {
         if (request.length != data || request.length > limits.inline_limit)
             __builtin_trap();
     } else if (data != 0) {
         __builtin_trap();
     }
-    if (request.length != 0 && request.offset < limits.protected_prefix)
-        __builtin_trap();
+    if (request.operation == protocol::LaneOperation::flush_list) {
+        // A flush list's header names no pool range; every listed range must be one.
+        if (request.offset != 0 || request.length == 0 ||
+            request.length % protocol::kLaneRangeSize != 0)
+            __builtin_trap();
+        for (std::size_t i = 0; i < protocol::flush_list_size(request); ++i) {
+            const protocol::LaneRange range = protocol::flush_list_range(input, i);
+            check_pool_range(range.offset, range.length, limits);
+        }
+    } else {
+        check_pool_range(request.offset, request.length, limits);
+    }
     // The header encoding is canonical.
     std::array<std::byte, protocol::kLaneHeaderSize> again{};
     protocol::encode(request, again);

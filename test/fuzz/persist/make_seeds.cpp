@@ -53,6 +53,15 @@ int main(int argc, char** argv) {
     ok &= write_seed(dir, "flush_header", request(LaneOperation::flush, 0, 0, 4096, 0));
     ok &= write_seed(dir, "deep_flush", request(LaneOperation::deep_flush, ack, 65536, 1 << 20, 0));
     ok &= write_seed(dir, "barrier", request(LaneOperation::barrier, ack, 0, 0, 0));
+    {
+        const std::vector<protocol::LaneRange> ranges{{4096, 64}, {1 << 16, 4096}};
+        auto list =
+            request(LaneOperation::flush_list, ack, 0, ranges.size() * protocol::kLaneRangeSize,
+                    ranges.size() * protocol::kLaneRangeSize);
+        protocol::encode(std::span<const protocol::LaneRange>(ranges),
+                         std::span(list).subspan(protocol::kLaneHeaderSize));
+        ok &= write_seed(dir, "flush_list", list);
+    }
 
     std::vector<std::byte> reply(protocol::kLaneReplySize);
     protocol::encode(protocol::LaneReply{7, 0}, reply);

@@ -113,6 +113,51 @@ TEST_CASE("flush, deep flush and barrier do what they say") {
     CHECK(pool.flushes == std::vector<MemoryPool::Flush>{{0, 10, false}, {16, 32, true}});
 }
 
+std::vector<std::byte> listed(std::initializer_list<protocol::LaneRange> ranges) {
+    std::vector<protocol::LaneRange> list(ranges);
+    std::vector<std::byte> out(list.size() * protocol::kLaneRangeSize);
+    protocol::encode(std::span<const protocol::LaneRange>(list), out);
+    return out;
+}
+
+TEST_CASE("a flush list flushes every range it names, in order, and counts their bytes") {
+    MemoryPool pool(64 * 1024);
+    RequestHandler handler(pool, 4096, 4096);
+    auto list = listed({{8192, 100}, {4096, 8}, {60000, 0}, {65536 - 64, 64}});
+    auto outcome = handler.handle(message({.operation = protocol::LaneOperation::flush_list,
+                                           .flags = protocol::kAckRequested,
+                                           .sequence = 3,
+                                           .length = list.size()},
+                                          list));
+    REQUIRE(outcome.reply);
+    CHECK(outcome.reply->sequence == 3);
+    CHECK(outcome.reply->status == 0);
+    CHECK(outcome.persisted_bytes == 172);
+    CHECK(pool.flushes ==
+          std::vector<MemoryPool::Flush>{
+              {8192, 100, false}, {4096, 8, false}, {60000, 0, false}, {65536 - 64, 64, false}});
+
+    // One range into the header refuses the whole list before anything is flushed.
+    pool.flushes.clear();
+    auto hostile = listed({{8192, 100}, {0, 4096}});
+    auto refused = handler.handle(message(
+        {.operation = protocol::LaneOperation::flush_list, .sequence = 4, .length = hostile.size()},
+        hostile));
+    REQUIRE(refused.reply);
+    CHECK(refused.reply->status == EINVAL);
+    CHECK(refused.close_lane);
+    CHECK(pool.flushes.empty());
+
+    // A failing range stops the list there and is answered with its errno.
+    pool.fail_with = EIO;
+    auto failed = handler.handle(message(
+        {.operation = protocol::LaneOperation::flush_list, .sequence = 5, .length = list.size()},
+        list));
+    REQUIRE(failed.reply);
+    CHECK(failed.reply->status == EIO);
+    CHECK(pool.flushes.size() == 1);
+}
+
 TEST_CASE("a failed flush is answered with its errno, even unasked") {
     MemoryPool pool(64 * 1024);
     pool.fail_with = EIO;

@@ -90,6 +90,50 @@ TEST_CASE("valid requests decode to what was encoded") {
     CHECK(decode_lane_request(encoded(barrier), kLimits).result);
 }
 
+TEST_CASE("a flush list round-trips and each of its ranges is checked like a flush") {
+    const std::vector<LaneRange> ranges{{kHeader, 64}, {kPool - 8, 8}, {kHeader * 3, 0}};
+    const std::uint64_t size = ranges.size() * kLaneRangeSize;
+    auto message =
+        encoded({.operation = LaneOperation::flush_list, .sequence = 5, .length = size}, size);
+    encode(std::span<const LaneRange>(ranges), std::span(message).subspan(kLaneHeaderSize));
+    // Golden bytes of the first range: offset, then length, little-endian.
+    CHECK(std::vector<std::byte>(message.begin() + kLaneHeaderSize,
+                                 message.begin() + kLaneHeaderSize + kLaneRangeSize) ==
+          bytes({0, 0x10, 0, 0, 0, 0, 0, 0, 64, 0, 0, 0, 0, 0, 0, 0}));
+    auto decoded = decode_lane_request(message, kLimits).result;
+    REQUIRE(decoded);
+    REQUIRE(flush_list_size(*decoded) == ranges.size());
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+        CHECK(flush_list_range(message, i).offset == ranges[i].offset);
+        CHECK(flush_list_range(message, i).length == ranges[i].length);
+    }
+
+    struct Case {
+        std::vector<LaneRange> list;
+        std::uint64_t offset;
+        std::size_t extra;
+        int error;
+        const char* text;
+    };
+    auto [list, offset, extra, error, text] = GENERATE_COPY(
+        Case{{}, 0, 0, EPROTO, "flush list of 0 bytes is not a positive multiple of 16"},
+        Case{{{kHeader, 8}}, 0, 8, EPROTO, "flush list of 24 bytes"},
+        Case{{{kHeader, 8}}, kHeader, 0, EPROTO, "flush list has offset 4096"},
+        Case{{{kHeader, 8}, {0, 8}}, 0, 0, EINVAL, "flush list range 1: range [0, +8) overlaps"},
+        Case{{{kPool, 1}}, 0, 0, EINVAL, "flush list range 0: range [1048576, +1) is outside"},
+        Case{{{8, ~0ULL}}, 0, 0, EINVAL, "outside the pool"},
+        Case{std::vector<LaneRange>(kInline / kLaneRangeSize + 1, LaneRange{kHeader, 8}), 0, 0,
+             EPROTO, "more than the lane's 4096"});
+    const std::uint64_t length = list.size() * kLaneRangeSize + extra;
+    auto hostile = encoded(
+        {.operation = LaneOperation::flush_list, .offset = offset, .length = length}, length);
+    encode(std::span<const LaneRange>(list), std::span(hostile).subspan(kLaneHeaderSize));
+    auto refused = decode_lane_request(hostile, kLimits).result;
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().errno_value() == error);
+    CHECK_THAT(refused.error().message(), Catch::Contains(text));
+}
+
 TEST_CASE("hostile requests are refused, naming what is wrong") {
     struct Case {
         std::vector<std::byte> message;
@@ -106,7 +150,7 @@ TEST_CASE("hostile requests are refused, naming what is wrong") {
         Case{std::vector<std::byte>(kLaneHeaderSize - 1), EPROTO,
              "shorter than its 32-byte header"},
         Case{with([](auto& m) { m[0] = std::byte{0}; }), EPROTO, "unknown operation 0"},
-        Case{with([](auto& m) { m[0] = std::byte{6}; }), EPROTO, "unknown operation 6"},
+        Case{with([](auto& m) { m[0] = std::byte{7}; }), EPROTO, "unknown operation 7"},
         Case{with([](auto& m) { m[1] = std::byte{2}; }), EPROTO, "unknown flags 0x2"},
         Case{with([](auto& m) { m[2] = std::byte{1}; }), EPROTO, "reserved"},
         Case{with([](auto& m) { m[31] = std::byte{1}; }), EPROTO, "reserved"},
