@@ -17,14 +17,6 @@ namespace rpmem::client {
 
 namespace {
 
-// A resync copy: contiguous dirty extents up to one inline message's worth at a time.
-constexpr std::size_t kCopyExtents = 16;
-// Copies go in batches: their stripes held together, their messages in flight together over
-// the lanes free at the time, one drain per lane. One round trip per copy made a resync of
-// scattered 4 KiB extents run at a hundredth of the fabric's bandwidth.
-constexpr std::size_t kBatchCopies = 256;
-constexpr std::size_t kBatchBytes = 1 << 20;
-
 #ifdef RPMEM_FAILPOINTS
 // Test builds only (meson -Dfailpoints=true): RPMEM_FAILPOINT=skip-resync-extent makes every
 // other resync copy (the first included) claim success without sending anything, so that the fault
@@ -188,8 +180,8 @@ std::optional<std::uint64_t> Recovery::copy_dirty(const char* why) {
         std::vector<DirtyExtents::Extent> taken;
         std::size_t batch_bytes = 0;
         std::uint64_t stripes = 0;
-        while (taken.size() < kBatchCopies && batch_bytes < kBatchBytes) {
-            auto run = dirty_.take_run(position, kCopyExtents);
+        while (taken.size() < ResyncShape::batch_copies && batch_bytes < ResyncShape::batch_bytes) {
+            auto run = dirty_.take_run(position, ResyncShape::copy_extents);
             if (!run)
                 break;
             position = run->offset + run->length;

@@ -33,6 +33,20 @@ enum class SyncState {
     resyncing, // reconnected: persists are sent again while the missed extents are copied
 };
 
+// The shape of a resync's copies (rpmem-bench resync reports it).
+struct ResyncShape {
+    // A copy: contiguous dirty extents, up to 1 MiB, RMA-written straight from the local pool
+    // (in chunks of the provider's largest write). 64 KiB copies, from when copies went inline,
+    // held a whole-pool resync to about half its rate.
+    static constexpr std::size_t copy_extents = 256;
+    // Copies go in batches: their stripes held together, their writes and flushes in flight
+    // together over the lanes free at the time, one drain per lane. A batch holds up the
+    // application's persists to its stripes until it is acknowledged, so it stays small: larger
+    // batches measured no faster.
+    static constexpr std::size_t batch_copies = 256;
+    static constexpr std::size_t batch_bytes = 1 << 20;
+};
+
 // What Recovery needs of its replica, and nothing more: the local pool, the session's control
 // channel and lanes as a few operations. client::Replica implements it; tests use a fake.
 class RecoveryAccess {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "mount_info.h"
 #include "poolset/parser.h"
 
 namespace rpmem::bench {
@@ -91,6 +92,7 @@ Result<void> LoopbackReplica::open(Report& report) {
                             (dir / "local.part0").string(),
                             local_->is_pmem() ? "persistent memory" : "not persistent memory",
                             target_part().string()));
+    report.context.emplace_back("pool file system", describe_mount(dir));
     return {};
 }
 

@@ -298,9 +298,12 @@ int run_resync(const ResyncOptions& given, std::ostream& out, std::ostream& err)
         {"provider", options.provider},
         {"cpus", std::to_string(cpus.size())},
         {"rounds per fraction", std::to_string(options.repeat)},
-        {"resync", "recovery thread, batches of up to 32 copies of up to 16 contiguous extents, "
-                   "each RMA writes from the local pool and one flush, over lane 0 and the lanes "
-                   "free then, one drain per lane"},
+        {"resync",
+         fmt::format("recovery thread, batches of up to {} copies or {} KiB, a copy up to {} "
+                     "contiguous 4 KiB extents; RMA writes from the local pool and one flush_list "
+                     "message per lane, over lane 0 and the lanes free then, one drain per lane",
+                     client::ResyncShape::batch_copies, client::ResyncShape::batch_bytes >> 10,
+                     client::ResyncShape::copy_extents)},
         {"raw", "batches of 16 RMA writes + one 8-byte read, both sides busy-polling"},
         {"PMEM_IS_PMEM_FORCE", std::getenv("PMEM_IS_PMEM_FORCE") != nullptr
                                    ? std::getenv("PMEM_IS_PMEM_FORCE")
