@@ -344,8 +344,6 @@ std::size_t FabricTarget::take_events() {
         admit(*request);
     for (auto& lane : lanes_)
         lane->check_connection();
-    if (gate_ != nullptr)
-        work += gate_->sweep(LaneGate::Clock::now());
     return work;
 }
 

@@ -14,8 +14,29 @@ LaneGate::LaneGate(std::chrono::milliseconds deadline, std::chrono::milliseconds
     : deadline_(deadline)
     , interval_(interval) {}
 
+LaneGate::~LaneGate() {
+    {
+        std::lock_guard lock(mutex_);
+        stop_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable())
+        thread_.join();
+}
+
+void LaneGate::run() {
+    std::unique_lock lock(mutex_);
+    while (!wake_.wait_for(lock, interval_, [&] { return stop_; })) {
+        lock.unlock();
+        (void)sweep(Clock::now());
+        lock.lock();
+    }
+}
+
 void LaneGate::open_port(std::uint16_t port, std::string name, unsigned lanes) {
     std::lock_guard lock(mutex_);
+    if (!thread_.joinable() && !stop_)
+        thread_ = std::thread([this] { run(); });
     Port& state = ports_[port];
     state.name = std::move(name);
     state.lanes.assign(lanes, sockaddr_storage{});
@@ -38,11 +59,16 @@ void LaneGate::admit(std::uint16_t port, unsigned lane, const void* peer, std::s
 }
 
 std::size_t LaneGate::sweep(Clock::time_point now) {
-    std::unique_lock lock(mutex_, std::try_to_lock);
-    if (!lock.owns_lock() || now < next_sweep_ || ports_.empty())
+    std::unique_lock lock(mutex_);
+    if (now < next_sweep_ || ports_.empty())
         return 0;
     next_sweep_ = now + interval_;
+    // The listing is the cost, so it goes without the lock: lanes are admitted meanwhile, and
+    // the matching below sees every lane admitted by then. (A shut_down checks the inode: a
+    // descriptor closed and reused since the listing is left alone.)
+    lock.unlock();
     auto sockets = fabric::tcp_sockets();
+    lock.lock();
     if (!sockets) {
         spdlog::debug("looking for connections without a lane binding: {}",
                       sockets.error().message());
@@ -71,6 +97,10 @@ std::size_t LaneGate::sweep(Clock::time_point now) {
             still_there[socket.local_port][socket.inode] = seen;
         }
     }
+    // What the gate costs the worker's CPU.
+    spdlog::debug(
+        "lane gate: looked at {} sockets of {} data ports in {} us", sockets->size(), ports_.size(),
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - now).count());
     for (auto& [number, port] : ports_) {
         port.first_seen = std::move(still_there[number]);
         if (auto count = closed.find(number); count != closed.end())

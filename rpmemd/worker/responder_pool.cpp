@@ -5,6 +5,7 @@
 #include <array>
 #include <cerrno>
 #include <exception>
+#include <limits>
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -30,6 +31,11 @@ inline void cpu_relax() noexcept {
 
 // How often a spinning responder looks at the descriptors of the sessions it is not spinning on.
 constexpr std::chrono::microseconds kPeekInterval{20};
+// Every slice a thread looks at each of its sessions and their connection events (a missed
+// wake-up, a peer that went). It does so a few sessions at a time, between polls of the busy
+// ones: in one go, 128 sessions held up a request that came meanwhile by about a millisecond.
+constexpr std::size_t kPassChunk = 8;
+constexpr std::size_t kNoPass = std::numeric_limits<std::size_t>::max();
 // How often a provider without descriptors is polled while its thread would block.
 constexpr std::chrono::milliseconds kNoWaitPoll{1};
 // The longest a sole session without descriptors blocks in its provider while holding the
@@ -179,6 +185,7 @@ private:
         };
         Clock::time_point idle_since = Clock::now();
         Clock::time_point last_full = Clock::time_point();
+        std::size_t pass = kNoPass; // the full pass's next session
         Clock::time_point last_peek = Clock::time_point();
         // Held across spins: let go only for attach/detach (waiting_) and while blocked.
         std::unique_lock lock(mutex_, std::defer_lock);
@@ -193,23 +200,30 @@ private:
             if (!lock.owns_lock())
                 lock.lock();
             Clock::time_point now = Clock::now();
-            const bool full = now - last_full >= options_.slice;
-            if (full)
+            if (pass == kNoPass && now - last_full >= options_.slice) {
                 last_full = now;
-            // Sweep: sessions that were woken, that had work within the spin budget, or all of
-            // them now and then (connection events, a missed wake-up).
+                pass = 0;
+            }
+            // Sweep: sessions that were woken, that had work within the spin budget, and the
+            // next few of the full pass (connection events, a missed wake-up).
+            const std::size_t pass_end = pass == kNoPass ? 0 : pass + kPassChunk;
             const auto budget = controller.spin_budget();
             std::size_t work = 0;
+            std::size_t index = 0;
             for (auto& entry : sessions_) {
-                if (!full && !entry->due && now - entry->last_work > budget)
+                const bool in_pass = index >= pass && index < pass_end;
+                ++index;
+                if (!in_pass && !entry->due && now - entry->last_work > budget)
                     continue;
-                const std::size_t done = poll_one(*entry, full || entry->due);
+                const std::size_t done = poll_one(*entry, in_pass || entry->due);
                 entry->due = false;
                 if (done > 0) {
                     entry->last_work = now;
                     work += done;
                 }
             }
+            if (pass != kNoPass)
+                pass = pass_end >= sessions_.size() ? kNoPass : pass_end;
             now = Clock::now();
             if (work > 0) {
                 end_spin();
@@ -217,6 +231,8 @@ private:
                 idle_since = now;
                 continue;
             }
+            if (pass != kNoPass)
+                continue; // the full pass goes on before the thread spins or blocks
             if (budget == fabric::WaitController::kForever || now - idle_since < budget) {
                 if (spinning)
                     meter.tick(now);

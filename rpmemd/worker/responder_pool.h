@@ -83,7 +83,7 @@ public:
     std::size_t sessions() const;
 
     const ResponderOptions& options() const noexcept { return options_; }
-    // The doorkeeper of the data ports of the sessions served here (their responders sweep).
+    // The doorkeeper of the data ports of the sessions served here (it sweeps on its own thread).
     LaneGate& lane_gate() noexcept { return lane_gate_; }
 
 private:
