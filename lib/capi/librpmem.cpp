@@ -34,6 +34,8 @@ namespace {
 using rpmem::Result;
 using rpmem::capi::data_path_status;
 using rpmem::capi::report;
+using rpmem::client::PersistMode;
+using rpmem::client::Replica;
 
 // The client settings, read from the environment and the config file on the first
 // create/open/remove that finds them valid, not at load time, and kept from then on. A failure
@@ -150,16 +152,30 @@ std::optional<rpmem::client::PersistMode> persist_mode(const char* step, unsigne
                                        : rpmem::client::PersistMode::strict;
 }
 
-} // namespace
+// rpmem_flush and rpmem_persist: a checked handle, the mode their flags ask for, then `call`
+// with it, answered by data_path_status. `caller` is the application's return address, taken
+// in the exported function itself.
+template <typename Call>
+int relaxable_call(const char* step, RPMEMpool* rpp, unsigned flags, unsigned relaxed_flag,
+                   const void* caller, Call call) {
+    return guarded(-1, [&] {
+        if (!check_pool(step, rpp))
+            return -1;
+        auto mode = persist_mode(step, flags, relaxed_flag);
+        if (!mode)
+            return -1;
+        return data_path_status(call(*rpp->replica, *mode), *rpp->replica, step, caller);
+    });
+}
 
-extern "C" {
-
-RPMEMpool* rpmem_create(const char* target, const char* pool_set_name, void* pool_addr,
-                        size_t pool_size, unsigned* nlanes,
-                        const struct rpmem_pool_attr* create_attr) {
+// rpmem_create and rpmem_open: checked arguments and settings, then `connect` makes the
+// replica from the settings, the target, the pool and its siblings in this process.
+template <typename Connect>
+RPMEMpool* new_pool(const char* step, const char* target, const char* pool_set_name,
+                    void* pool_addr, size_t pool_size, unsigned* nlanes, Connect connect) {
     return guarded<RPMEMpool*>(nullptr, [&]() -> RPMEMpool* {
-        auto parsed = check_open_arguments("rpmem_create", target, pool_set_name, pool_addr,
-                                           pool_size, nlanes);
+        auto parsed =
+            check_open_arguments(step, target, pool_set_name, pool_addr, pool_size, nlanes);
         if (!parsed)
             return nullptr;
         auto settings = settings_once();
@@ -167,14 +183,10 @@ RPMEMpool* rpmem_create(const char* target, const char* pool_set_name, void* poo
             report(settings.error());
             return nullptr;
         }
-        std::optional<rpmem::PoolAttributes> attributes;
-        if (create_attr != nullptr)
-            attributes = to_attributes(*create_attr);
-        auto replica = rpmem::client::Replica::create(
-            *settings, *parsed, pool_set_name, {static_cast<std::byte*>(pool_addr), pool_size},
-            *nlanes, attributes ? &*attributes : nullptr,
-            rpmem::capi::siblings_of(pool_addr, pool_size, settings->min_in_sync_replicas,
-                                     settings->fan_out));
+        auto replica =
+            connect(*settings, *parsed, {static_cast<std::byte*>(pool_addr), pool_size},
+                    rpmem::capi::siblings_of(pool_addr, pool_size, settings->min_in_sync_replicas,
+                                             settings->fan_out));
         if (!replica) {
             report(replica.error());
             return nullptr;
@@ -183,32 +195,36 @@ RPMEMpool* rpmem_create(const char* target, const char* pool_set_name, void* poo
     });
 }
 
+} // namespace
+
+extern "C" {
+
+RPMEMpool* rpmem_create(const char* target, const char* pool_set_name, void* pool_addr,
+                        size_t pool_size, unsigned* nlanes,
+                        const struct rpmem_pool_attr* create_attr) {
+    return new_pool(
+        "rpmem_create", target, pool_set_name, pool_addr, pool_size, nlanes,
+        [&](const auto& settings, const auto& where, std::span<std::byte> pool, auto siblings) {
+            std::optional<rpmem::PoolAttributes> attributes;
+            if (create_attr != nullptr)
+                attributes = to_attributes(*create_attr);
+            return Replica::create(settings, where, pool_set_name, pool, *nlanes,
+                                   attributes ? &*attributes : nullptr, std::move(siblings));
+        });
+}
+
 RPMEMpool* rpmem_open(const char* target, const char* pool_set_name, void* pool_addr,
                       size_t pool_size, unsigned* nlanes, struct rpmem_pool_attr* open_attr) {
-    return guarded<RPMEMpool*>(nullptr, [&]() -> RPMEMpool* {
-        auto parsed =
-            check_open_arguments("rpmem_open", target, pool_set_name, pool_addr, pool_size, nlanes);
-        if (!parsed)
-            return nullptr;
-        auto settings = settings_once();
-        if (!settings) {
-            report(settings.error());
-            return nullptr;
-        }
-        rpmem::PoolAttributes attributes;
-        auto replica = rpmem::client::Replica::open(
-            *settings, *parsed, pool_set_name, {static_cast<std::byte*>(pool_addr), pool_size},
-            *nlanes, &attributes, true,
-            rpmem::capi::siblings_of(pool_addr, pool_size, settings->min_in_sync_replicas,
-                                     settings->fan_out));
-        if (!replica) {
-            report(replica.error());
-            return nullptr;
-        }
-        if (open_attr != nullptr)
-            *open_attr = to_c(attributes);
-        return new rpmem_pool{std::move(*replica)};
-    });
+    return new_pool(
+        "rpmem_open", target, pool_set_name, pool_addr, pool_size, nlanes,
+        [&](const auto& settings, const auto& where, std::span<std::byte> pool, auto siblings) {
+            rpmem::PoolAttributes attributes;
+            auto replica = Replica::open(settings, where, pool_set_name, pool, *nlanes, &attributes,
+                                         true, std::move(siblings));
+            if (replica && open_attr != nullptr)
+                *open_attr = to_c(attributes);
+            return replica;
+        });
 }
 
 int rpmem_set_attr(RPMEMpool* rpp, const struct rpmem_pool_attr* attr) {
@@ -233,16 +249,10 @@ int rpmem_close(RPMEMpool* rpp) {
 }
 
 int rpmem_flush(RPMEMpool* rpp, size_t offset, size_t length, unsigned lane, unsigned flags) {
-    const void* caller = __builtin_return_address(0);
-    return guarded(-1, [&] {
-        if (!check_pool("rpmem_flush", rpp))
-            return -1;
-        auto mode = persist_mode("rpmem_flush", flags, RPMEM_FLUSH_RELAXED);
-        if (!mode)
-            return -1;
-        return data_path_status(rpp->replica->flush(offset, length, lane, *mode), *rpp->replica,
-                                "rpmem_flush", caller);
-    });
+    return relaxable_call("rpmem_flush", rpp, flags, RPMEM_FLUSH_RELAXED,
+                          __builtin_return_address(0), [&](Replica& replica, PersistMode mode) {
+                              return replica.flush(offset, length, lane, mode);
+                          });
 }
 
 int rpmem_drain(RPMEMpool* rpp, unsigned lane, unsigned flags) {
@@ -259,16 +269,10 @@ int rpmem_drain(RPMEMpool* rpp, unsigned lane, unsigned flags) {
 }
 
 int rpmem_persist(RPMEMpool* rpp, size_t offset, size_t length, unsigned lane, unsigned flags) {
-    const void* caller = __builtin_return_address(0);
-    return guarded(-1, [&] {
-        if (!check_pool("rpmem_persist", rpp))
-            return -1;
-        auto mode = persist_mode("rpmem_persist", flags, RPMEM_PERSIST_RELAXED);
-        if (!mode)
-            return -1;
-        return data_path_status(rpp->replica->persist(offset, length, lane, *mode), *rpp->replica,
-                                "rpmem_persist", caller);
-    });
+    return relaxable_call("rpmem_persist", rpp, flags, RPMEM_PERSIST_RELAXED,
+                          __builtin_return_address(0), [&](Replica& replica, PersistMode mode) {
+                              return replica.persist(offset, length, lane, mode);
+                          });
 }
 
 int rpmem_deep_persist(RPMEMpool* rpp, size_t offset, size_t length, unsigned lane) {

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <ctime>
 #include <functional>
+#include <initializer_list>
 #include <system_error>
 
 #include <arpa/inet.h>
@@ -134,9 +135,13 @@ Result<void> add_subject_alt_names(X509* cert, std::span<const std::string> name
     return {};
 }
 
-// A leaf certificate for a fresh key, signed by `ca`, with the extensions every leaf has.
-Result<CertifiedKey> make_leaf(const CertifiedKey& ca, std::string_view common_name,
-                               const Validity& validity, const char* extended_key_usage) {
+using Extension = std::pair<int, const char*>; // NID and its value, as openssl.cnf writes it
+
+// A fresh key and its certificate named `common_name`, with `extensions` in order; `issuer` is
+// the certificate the authority key identifier refers to (nullptr: this one, a CA's own).
+Result<CertifiedKey> make_key_and_certificate(std::string_view common_name,
+                                              const Validity& validity, X509* issuer,
+                                              std::initializer_list<Extension> extensions) {
     auto key = generate_key();
     if (!key)
         return fail(std::move(key.error()));
@@ -144,15 +149,21 @@ Result<CertifiedKey> make_leaf(const CertifiedKey& ca, std::string_view common_n
     if (!cert)
         return fail(std::move(cert.error()));
     X509* x = cert->get();
-    for (auto [nid, value] : {std::pair{NID_basic_constraints, "critical,CA:FALSE"},
-                              std::pair{NID_key_usage, "critical,digitalSignature"},
-                              std::pair{NID_ext_key_usage, extended_key_usage},
-                              std::pair{NID_subject_key_identifier, "hash"},
-                              std::pair{NID_authority_key_identifier, "keyid:always"}}) {
-        if (auto ok = add_extension(x, ca.certificate(), nid, value); !ok)
+    for (auto [nid, value] : extensions)
+        if (auto ok = add_extension(x, issuer != nullptr ? issuer : x, nid, value); !ok)
             return fail(std::move(ok.error()));
-    }
     return CertifiedKey(std::move(*key), std::move(*cert));
+}
+
+// A leaf certificate for a fresh key, signed by `ca`, with the extensions every leaf has.
+Result<CertifiedKey> make_leaf(const CertifiedKey& ca, std::string_view common_name,
+                               const Validity& validity, const char* extended_key_usage) {
+    return make_key_and_certificate(common_name, validity, ca.certificate(),
+                                    {{NID_basic_constraints, "critical,CA:FALSE"},
+                                     {NID_key_usage, "critical,digitalSignature"},
+                                     {NID_ext_key_usage, extended_key_usage},
+                                     {NID_subject_key_identifier, "hash"},
+                                     {NID_authority_key_identifier, "keyid:always"}});
 }
 
 Result<std::string> to_pem(const std::function<int(BIO*)>& write, std::string_view what) {
@@ -239,22 +250,15 @@ Result<CertifiedKey> make_certificate_authority(std::string_view common_name,
         !is_printable(common_name))
         return fail(EINVAL, fmt::format("CA name '{}' must be 1 to {} printable characters",
                                         common_name, kMaxCommonNameLength));
-    auto key = generate_key();
-    if (!key)
-        return fail(std::move(key.error()));
-    auto cert = new_certificate(key->get(), common_name, validity);
-    if (!cert)
-        return fail(std::move(cert.error()));
-    X509* x = cert->get();
     // The subject key identifier must exist before the authority key identifier refers to it.
-    for (auto [nid, value] : {std::pair{NID_basic_constraints, "critical,CA:TRUE,pathlen:0"},
-                              std::pair{NID_key_usage, "critical,keyCertSign,cRLSign"},
-                              std::pair{NID_subject_key_identifier, "hash"},
-                              std::pair{NID_authority_key_identifier, "keyid:always"}}) {
-        if (auto ok = add_extension(x, x, nid, value); !ok)
-            return fail(std::move(ok.error()));
-    }
-    CertifiedKey ca(std::move(*key), std::move(*cert));
+    auto made = make_key_and_certificate(common_name, validity, nullptr,
+                                         {{NID_basic_constraints, "critical,CA:TRUE,pathlen:0"},
+                                          {NID_key_usage, "critical,keyCertSign,cRLSign"},
+                                          {NID_subject_key_identifier, "hash"},
+                                          {NID_authority_key_identifier, "keyid:always"}});
+    if (!made)
+        return made;
+    CertifiedKey ca = std::move(*made);
     if (auto ok = sign(ca.certificate(), ca); !ok)
         return fail(std::move(ok.error()));
     return ca;

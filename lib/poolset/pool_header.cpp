@@ -99,6 +99,14 @@ Result<void> check_target_shape(const PoolSet& set) {
     return {};
 }
 
+// The fields a pool's creator chose: its signature, major version and features.
+void set_layout(PoolHeader& header, const PoolAttributes& attributes) {
+    header.signature = attributes.signature;
+    header.major = attributes.major;
+    header.features = {attributes.compat_features, attributes.incompat_features,
+                       attributes.ro_compat_features};
+}
+
 std::string part_name(std::size_t part) {
     return "part " + std::to_string(part);
 }
@@ -292,10 +300,7 @@ Result<std::vector<PoolHeader>> build_target_headers(const PoolSet& set,
     std::vector<PoolHeader> headers(count);
     for (std::size_t p = 0; p < count; ++p) {
         PoolHeader& h = headers[p];
-        h.signature = attributes.signature;
-        h.major = attributes.major;
-        h.features = {attributes.compat_features, attributes.incompat_features,
-                      attributes.ro_compat_features};
+        set_layout(h, attributes);
         if (set.options.single_header)
             h.features.incompat |= kFeatureSingleHeader;
         h.poolset_uuid = poolset_uuid;
@@ -386,10 +391,7 @@ Result<void> apply_attributes(const PoolSet& set, std::span<PoolHeader> headers,
     std::size_t after_first = 1 % count;
     for (std::size_t p = 0; p < count; ++p) {
         PoolHeader& h = headers[p];
-        h.signature = attributes.signature;
-        h.major = attributes.major;
-        h.features = {attributes.compat_features, attributes.incompat_features,
-                      attributes.ro_compat_features};
+        set_layout(h, attributes);
         h.poolset_uuid = attributes.poolset_uuid;
         h.next_repl_uuid = attributes.next_uuid;
         h.prev_repl_uuid = attributes.prev_uuid;

@@ -124,17 +124,25 @@ Result<void> RawClient::run_once(RawOperation operation, std::size_t index, std:
     const std::size_t slot = index * kLaneSlot;
     const Deadline deadline = deadline_after(kOperationTimeout);
 
-    switch (operation) {
-    case RawOperation::apm: {
-        if (auto written = endpoint.write(source, 0, size, target_, 0); !written)
-            return written;
+    const auto completed = [&](void* tag) -> Result<void> {
+        if (auto done = endpoint.wait_for(tag, deadline); !done)
+            return fail(std::move(done.error()));
+        return {};
+    };
+    // APM's and batch's end: a read, done once the writes before it on the connection are.
+    const auto read_back = [&]() -> Result<void> {
         if (auto read = endpoint.read(messages, slot + kBounceOffset, kReadSize, target_, 0,
                                       &lane.read_tag);
             !read)
             return read;
-        if (auto done = endpoint.wait_for(&lane.read_tag, deadline); !done)
-            return fail(std::move(done.error()));
-        return {};
+        return completed(&lane.read_tag);
+    };
+
+    switch (operation) {
+    case RawOperation::apm: {
+        if (auto written = endpoint.write(source, 0, size, target_, 0); !written)
+            return written;
+        return read_back();
     }
     case RawOperation::gpspm: {
         if (auto posted =
@@ -145,30 +153,20 @@ Result<void> RawClient::run_once(RawOperation operation, std::size_t index, std:
             return written;
         if (auto sent = endpoint.send(messages, slot, kRequestSize, Signal::no, nullptr); !sent)
             return sent;
-        if (auto done = endpoint.wait_for(&lane.reply_tag, deadline); !done)
-            return fail(std::move(done.error()));
-        return {};
+        return completed(&lane.reply_tag);
     }
     case RawOperation::commit: {
         if (auto written = endpoint.write_commit(source, 0, size, target_, 0, &lane.commit_tag);
             !written)
             return written;
-        if (auto done = endpoint.wait_for(&lane.commit_tag, deadline); !done)
-            return fail(std::move(done.error()));
-        return {};
+        return completed(&lane.commit_tag);
     }
     case RawOperation::batch: {
         for (std::size_t i = 0; i < kBatchWrites; ++i) {
             if (auto written = endpoint.write(source, i * size, size, target_, i * size); !written)
                 return written;
         }
-        if (auto read = endpoint.read(messages, slot + kBounceOffset, kReadSize, target_, 0,
-                                      &lane.read_tag);
-            !read)
-            return read;
-        if (auto done = endpoint.wait_for(&lane.read_tag, deadline); !done)
-            return fail(std::move(done.error()));
-        return {};
+        return read_back();
     }
     }
     return fail(EINVAL, fmt::format("unknown operation {}", static_cast<int>(operation)));
