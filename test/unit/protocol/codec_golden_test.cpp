@@ -17,13 +17,16 @@ void append(Bytes& bytes, std::size_t count, std::uint8_t value) {
     bytes.insert(bytes.end(), count, value);
 }
 
-template <typename Message>
-void check_request(const Message& message, std::uint32_t request_id, const Bytes& expected) {
-    auto encoded = protocol::encode(protocol::Request(message), request_id);
+// `message` sent as a Frame (protocol::Request or protocol::Reply) encodes to the golden bytes,
+// and `decode` turns those bytes back into the same message and request id.
+template <typename Frame, typename Message, typename Decode>
+void check_golden(const Message& message, std::uint32_t request_id, const Bytes& expected,
+                  Decode decode) {
+    auto encoded = protocol::encode(Frame(message), request_id);
     REQUIRE(encoded);
     CHECK(*encoded == expected);
 
-    auto decoded = protocol::decode_request_frame(expected);
+    auto decoded = decode(expected);
     REQUIRE(decoded);
     CHECK(decoded->request_id == request_id);
     REQUIRE(std::holds_alternative<Message>(decoded->message));
@@ -31,16 +34,17 @@ void check_request(const Message& message, std::uint32_t request_id, const Bytes
 }
 
 template <typename Message>
-void check_reply(const Message& message, std::uint32_t request_id, const Bytes& expected) {
-    auto encoded = protocol::encode(protocol::Reply(message), request_id);
-    REQUIRE(encoded);
-    CHECK(*encoded == expected);
+void check_request(const Message& message, std::uint32_t request_id, const Bytes& expected) {
+    check_golden<protocol::Request>(message, request_id, expected, [](const Bytes& bytes) {
+        return protocol::decode_request_frame(bytes);
+    });
+}
 
-    auto decoded = protocol::decode_reply_frame(expected);
-    REQUIRE(decoded);
-    CHECK(decoded->request_id == request_id);
-    REQUIRE(std::holds_alternative<Message>(decoded->message));
-    CHECK(std::get<Message>(decoded->message) == message);
+template <typename Message>
+void check_reply(const Message& message, std::uint32_t request_id, const Bytes& expected) {
+    check_golden<protocol::Reply>(message, request_id, expected, [](const Bytes& bytes) {
+        return protocol::decode_reply_frame(bytes);
+    });
 }
 
 } // namespace
