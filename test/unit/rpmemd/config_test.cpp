@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -50,41 +51,45 @@ TEST_CASE("PMDK's config keys keep their meaning") {
 }
 
 TEST_CASE("naming any persist-* key allows only the methods it sets to yes") {
-    SECTION("no key: gpspm and commit, not apm") {
+    // The methods one config file holding `text` allows.
+    const auto methods_of = [](const char* text) {
         Config config;
-        REQUIRE(apply_config_text("poolset-dir = /srv/pools\n", "rpmemd.conf", config));
-        CHECK_FALSE(config.methods.keys_named);
-        CHECK_FALSE(config.methods.allow_apm);
-        CHECK(config.methods.allow_gpspm);
-        CHECK(config.methods.allow_commit);
+        REQUIRE(apply_config_text(text, "rpmemd.conf", config));
+        return config.methods;
+    };
+    // load_config with kTls and `persist_keys` in the system file, `arguments` on the command
+    // line.
+    const auto load_with = [](const std::string& persist_keys, std::vector<const char*> arguments) {
+        TempDir dir;
+        auto system_file = dir.write("system.conf", std::string(kTls) + persist_keys);
+        ConfigSources sources{.home = "/h", .system_file = system_file};
+        auto command_line = parse(std::move(arguments));
+        REQUIRE(command_line);
+        return load_config(*command_line, sources);
+    };
+    SECTION("no key: gpspm and commit, not apm") {
+        const auto methods = methods_of("poolset-dir = /srv/pools\n");
+        CHECK_FALSE(methods.keys_named);
+        CHECK_FALSE(methods.allow_apm);
+        CHECK(methods.allow_gpspm);
+        CHECK(methods.allow_commit);
     }
     SECTION("persist-general = yes alone: gpspm only") {
-        Config config;
-        REQUIRE(apply_config_text("persist-general = yes\n", "rpmemd.conf", config));
-        CHECK(config.methods.keys_named);
-        CHECK_FALSE(config.methods.allow_apm);
-        CHECK(config.methods.allow_gpspm);
-        CHECK_FALSE(config.methods.allow_commit);
+        const auto methods = methods_of("persist-general = yes\n");
+        CHECK(methods.keys_named);
+        CHECK_FALSE(methods.allow_apm);
+        CHECK(methods.allow_gpspm);
+        CHECK_FALSE(methods.allow_commit);
     }
     SECTION("keys add up across files and the command line") {
-        TempDir dir;
-        auto system_file = dir.write("system.conf", std::string(kTls) + "persist-general = yes\n");
-        ConfigSources sources{.home = "/h", .system_file = system_file};
-        auto command_line = parse({"--persist-commit"});
-        REQUIRE(command_line);
-        auto config = load_config(*command_line, sources);
+        auto config = load_with("persist-general = yes\n", {"--persist-commit"});
         REQUIRE(config);
         CHECK(config->methods.allow_gpspm);
         CHECK(config->methods.allow_commit);
         CHECK_FALSE(config->methods.allow_apm);
     }
     SECTION("keys that enable nothing are an error") {
-        TempDir dir;
-        auto system_file = dir.write("system.conf", std::string(kTls) + "persist-general = no\n");
-        ConfigSources sources{.home = "/h", .system_file = system_file};
-        auto command_line = parse({});
-        REQUIRE(command_line);
-        auto config = load_config(*command_line, sources);
+        auto config = load_with("persist-general = no\n", {});
         REQUIRE_FALSE(config);
         CHECK_THAT(config.error().message(), Catch::Contains("sets none of them to yes"));
     }
