@@ -105,6 +105,20 @@ void connect_as_client(const std::string& provider, int down, int up) {
     pause();
 }
 
+// A target serving in a child (serve_as_target) until killed, and where the parent reaches it.
+struct TargetInChild {
+    explicit TargetInChild(const std::string& provider)
+        : child([&provider](int down, int up) { serve_as_target(provider, down, up); }) {
+        std::istringstream where(child.receive_line());
+        where >> service >> region.address >> region.key >> region.length;
+        REQUIRE(region.length > 0);
+    }
+
+    Child child;
+    std::string service;
+    RemoteRegion region;
+};
+
 // A write and an 8-byte read, waited for: one APM-style round trip.
 Result<Completion> round_trip(LoopbackClient& client, OwnQueueEndpoint& lane,
                               const RemoteRegion& region, int& tag) {
@@ -120,24 +134,19 @@ Result<Completion> round_trip(LoopbackClient& client, OwnQueueEndpoint& lane,
 TEST_CASE("a client lane sees its target's death as ECONNRESET before the deadline",
           "[fabric][failure]") {
     const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
-    Child child([&](int down, int up) { serve_as_target(provider, down, up); });
-    std::istringstream where(child.receive_line());
-    std::string service;
-    RemoteRegion region;
-    where >> service >> region.address >> region.key >> region.length;
-    REQUIRE(region.length > 0);
+    TargetInChild target(provider);
 
-    LoopbackClient client(provider, service);
+    LoopbackClient client(provider, target.service);
     OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
     int tag = 0;
-    must(round_trip(client, lane, region, tag));
+    must(round_trip(client, lane, target.region, tag));
 
-    child.kill();
+    target.child.kill();
     const Deadline start = Clock::now();
     // The first operation may still be accepted by the provider; within a few the death shows.
-    Result<Completion> outcome = round_trip(client, lane, region, tag);
+    Result<Completion> outcome = round_trip(client, lane, target.region, tag);
     for (int attempt = 0; outcome && attempt < 100; ++attempt)
-        outcome = round_trip(client, lane, region, tag);
+        outcome = round_trip(client, lane, target.region, tag);
     REQUIRE_FALSE(outcome);
     INFO(outcome.error().message());
     CHECK(outcome.error().errno_value() == ECONNRESET);
@@ -148,19 +157,14 @@ TEST_CASE("a client lane sees its target's death as ECONNRESET before the deadli
 TEST_CASE("a waiting client lane is woken with ECONNRESET when its target dies",
           "[fabric][failure]") {
     const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
-    Child child([&](int down, int up) { serve_as_target(provider, down, up); });
-    std::istringstream where(child.receive_line());
-    std::string service;
-    RemoteRegion region;
-    where >> service >> region.address >> region.key >> region.length;
-    REQUIRE(region.length > 0);
+    TargetInChild target(provider);
 
-    LoopbackClient client(provider, service);
+    LoopbackClient client(provider, target.service);
     OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
     // A receive that the target never answers: the lane waits for it when the target dies.
     int tag = 0;
     must(lane.post_receive(client.region(), 8192, kMessageSize, &tag));
-    child.kill();
+    target.child.kill();
     std::array<Completion, 4> out;
     const Deadline start = Clock::now();
     auto woken = lane.wait(out, deadline_after(kDeadline));
