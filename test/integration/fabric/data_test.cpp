@@ -21,11 +21,6 @@ constexpr auto kDeadline = std::chrono::seconds(10);
 // Client buffer layout: RMA data below kMessages, messages above.
 constexpr std::size_t kMessages = std::size_t{1} << 19;
 
-void fill(std::byte* data, std::size_t length, unsigned seed) {
-    for (std::size_t i = 0; i < length; ++i)
-        data[i] = std::byte(static_cast<unsigned char>(seed + i * 7));
-}
-
 } // namespace
 
 TEST_CASE("an RMA write lands at the target and reads back the same", "[fabric][rma]") {
@@ -60,23 +55,7 @@ TEST_CASE("messages go both ways", "[fabric][msg]") {
     LoopbackClient client(provider, target.service());
     OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
 
-    int reply_tag = 0;
-    int send_tag = 0;
-    for (unsigned round = 0; round < 3; ++round) {
-        std::byte* message = client.buffer() + kMessages;
-        std::byte* reply = message + kMessageSize;
-        fill(message, kMessageSize, round);
-        must(
-            lane.post_receive(client.region(), kMessages + kMessageSize, kMessageSize, &reply_tag));
-        must(lane.send(client.region(), kMessages, kMessageSize, Signal::yes, &send_tag));
-        const Completion received = must(lane.wait_for(&reply_tag, deadline_after(kDeadline)));
-        CHECK(received.length == kMessageSize);
-        CHECK((received.flags & FI_RECV) != 0);
-        must(lane.wait_for(&send_tag, deadline_after(kDeadline)));
-        for (std::size_t i = 0; i < kMessageSize; ++i)
-            REQUIRE(static_cast<unsigned char>(reply[i]) ==
-                    static_cast<unsigned char>(static_cast<unsigned char>(message[i]) + 1));
-    }
+    exchange_messages(client, lane, kMessages);
     CHECK(target.failure().empty());
 }
 

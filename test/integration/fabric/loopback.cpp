@@ -7,6 +7,7 @@
 #include <cstring>
 #include <new>
 
+#include <catch2/catch.hpp>
 #include <rdma/fabric.h>
 
 namespace rpmem::fabric::test {
@@ -190,6 +191,26 @@ OwnQueueEndpoint LoopbackClient::connect_lane(std::span<const std::byte> private
     OwnQueueEndpoint endpoint = start_lane(private_data, std::move(options));
     must(endpoint.wait_connected(deadline_after(std::chrono::seconds(10))));
     return endpoint;
+}
+
+void exchange_messages(LoopbackClient& client, OwnQueueEndpoint& lane, std::size_t offset) {
+    const auto deadline = std::chrono::seconds(10);
+    int reply_tag = 0;
+    int send_tag = 0;
+    for (unsigned round = 0; round < 3; ++round) {
+        std::byte* message = client.buffer() + offset;
+        std::byte* reply = message + kMessageSize;
+        fill(message, kMessageSize, round);
+        must(lane.post_receive(client.region(), offset + kMessageSize, kMessageSize, &reply_tag));
+        must(lane.send(client.region(), offset, kMessageSize, Signal::yes, &send_tag));
+        const Completion received = must(lane.wait_for(&reply_tag, deadline_after(deadline)));
+        CHECK(received.length == kMessageSize);
+        CHECK((received.flags & FI_RECV) != 0);
+        must(lane.wait_for(&send_tag, deadline_after(deadline)));
+        for (std::size_t i = 0; i < kMessageSize; ++i)
+            REQUIRE(static_cast<unsigned char>(reply[i]) ==
+                    static_cast<unsigned char>(static_cast<unsigned char>(message[i]) + 1));
+    }
 }
 
 } // namespace rpmem::fabric::test

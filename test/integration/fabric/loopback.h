@@ -41,6 +41,12 @@ inline void must(Result<void>&& result) {
         throw std::runtime_error(result.error().message());
 }
 
+// A pattern that differs by seed, for the bytes a test sends or writes.
+inline void fill(std::byte* data, std::size_t length, unsigned seed) {
+    for (std::size_t i = 0; i < length; ++i)
+        data[i] = std::byte(static_cast<unsigned char>(seed + i * 7));
+}
+
 inline std::span<const std::byte> bytes_of(std::string_view text) {
     return std::as_bytes(std::span(text.data(), text.size()));
 }
@@ -155,5 +161,9 @@ private:
     AlignedBuffer buffer_;
     std::optional<MemoryRegion> region_;
 };
+
+// Three rounds of a message sent from `client`'s buffer at `offset`, its reply received right
+// behind it: every reply must be a whole message of the sent bytes plus one.
+void exchange_messages(LoopbackClient& client, OwnQueueEndpoint& lane, std::size_t offset);
 
 } // namespace rpmem::fabric::test

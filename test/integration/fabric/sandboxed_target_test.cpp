@@ -26,11 +26,6 @@ constexpr auto kDeadline = std::chrono::seconds(10);
 constexpr std::size_t kLength = 65536;
 constexpr std::size_t kRemoteOffset = 4096 + 24;
 
-void fill(std::byte* data, std::size_t length, unsigned seed) {
-    for (std::size_t i = 0; i < length; ++i)
-        data[i] = std::byte(static_cast<unsigned char>(seed + i * 7));
-}
-
 void write_text(int fd, const std::string& text) {
     (void)!::write(fd, text.data(), text.size());
 }
@@ -110,22 +105,7 @@ TEST_CASE("a sandboxed target serves RMA and messages", "[fabric][sandbox]") {
         CHECK(std::memcmp(client.buffer() + 262144, client.buffer(), kLength) == 0);
 
         // Messages: the target's responder thread answers each with its bytes plus one.
-        constexpr std::size_t kMessages = std::size_t{1} << 19;
-        int reply_tag = 0;
-        int send_tag = 0;
-        for (unsigned round = 0; round < 3; ++round) {
-            std::byte* message = client.buffer() + kMessages;
-            std::byte* reply = message + kMessageSize;
-            fill(message, kMessageSize, round);
-            must(lane.post_receive(client.region(), kMessages + kMessageSize, kMessageSize,
-                                   &reply_tag));
-            must(lane.send(client.region(), kMessages, kMessageSize, Signal::yes, &send_tag));
-            must(lane.wait_for(&reply_tag, deadline_after(kDeadline)));
-            must(lane.wait_for(&send_tag, deadline_after(kDeadline)));
-            for (std::size_t i = 0; i < kMessageSize; ++i)
-                REQUIRE(static_cast<unsigned char>(reply[i]) ==
-                        static_cast<unsigned char>(static_cast<unsigned char>(message[i]) + 1));
-        }
+        exchange_messages(client, lane, std::size_t{1} << 19);
     }
     ::close(stop[1]);
     std::string verdict;
