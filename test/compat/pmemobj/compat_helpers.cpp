@@ -5,6 +5,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include <catch2/catch.hpp>
+
 namespace rpmem::test {
 
 namespace fs = std::filesystem;
@@ -23,6 +25,19 @@ RunResult obj_tx(const std::vector<std::string>& args, const EnvironmentChanges&
     std::vector<std::string> argv{required_environment("OBJ_TX")};
     argv.insert(argv.end(), args.begin(), args.end());
     return run(argv, environment);
+}
+
+void create_pool(const fs::path& set, const std::string& count,
+                 const EnvironmentChanges& environment) {
+    auto created = obj_tx({"create", set.string(), count}, environment);
+    INFO(created.output());
+    REQUIRE(created.status == 0);
+}
+
+Process spawn_writer(const TempDir& root, const fs::path& set, const std::string& from,
+                     const std::string& count, const EnvironmentChanges& environment, int& output) {
+    return Process::spawn_piped({required_environment("OBJ_TX"), "run", set.string(), from, count},
+                                environment, output, root / "writer.log", root.path());
 }
 
 RunResult pmempool(const std::vector<std::string>& args, const EnvironmentChanges& environment) {

@@ -26,6 +26,16 @@ RunResult pmempool(const std::vector<std::string>& args, const EnvironmentChange
 // The rpmemctl this build made (RPMEMCTL, set for the tests that need it).
 RunResult rpmemctl(std::vector<std::string> args, const EnvironmentChanges& environment);
 
+// Creates `set`'s pool with `count` records (obj_tx create); the test stops, with obj_tx's
+// output, when that fails.
+void create_pool(const std::filesystem::path& set, const std::string& count,
+                 const EnvironmentChanges& environment);
+
+// Starts the writer `obj_tx run set from count` in `root`: its "committed N" lines come on
+// `output`, everything else goes to root/writer.log.
+Process spawn_writer(const TempDir& root, const std::filesystem::path& set, const std::string& from,
+                     const std::string& count, const EnvironmentChanges& environment, int& output);
+
 // Reads a pmemobj-tx writer's "committed N" lines from `output` until `until` commits or the
 // deadline; returns the last N.
 std::uint64_t read_commits(int output, std::uint64_t until,

@@ -28,14 +28,10 @@ TEST_CASE("rpmemd killed mid-run: the application stops cleanly, acknowledged da
     if (!policy.empty())
         environment["RPMEM_ON_REPLICA_FAILURE"] = policy;
 
-    auto created = obj_tx({"create", set.string(), "1"}, environment);
-    INFO(created.output());
-    REQUIRE(created.status == 0);
+    create_pool(set, "1", environment);
 
     int output = -1;
-    Process writer = Process::spawn_piped(
-        {required_environment("OBJ_TX"), "run", set.string(), "1", "100000000"}, environment,
-        output, root / "writer.log", root.path());
+    Process writer = spawn_writer(root, set, "1", "100000000", environment, output);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     std::uint64_t committed = 0;
     while (committed < 200) {
@@ -93,8 +89,7 @@ TEST_CASE("rpmemd not running: creating and opening a replicated pool fail, sayi
     const fs::path library_log = root / "librpmem.log";
     environment["RPMEM_LOG_FILE"] = library_log.string();
 
-    auto created = obj_tx({"create", set.string(), "1"}, environment);
-    REQUIRE(created.status == 0);
+    create_pool(set, "1", environment);
     REQUIRE(rpmemd.stop() == 0);
 
     // libpmemobj itself only says "remote replica #1 failed"; librpmem's log line names the

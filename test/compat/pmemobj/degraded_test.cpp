@@ -44,15 +44,12 @@ TEST_CASE("continue: rpmemd killed and back, every transaction completes and is 
     environment["RPMEM_TIMEOUT"] = "2000";
     environment["PMEMOBJ_TX_PAUSE_US"] = "1000";
 
-    auto created = obj_tx({"create", set.string(), "1"}, environment);
-    INFO(created.output());
-    REQUIRE(created.status == 0);
+    create_pool(set, "1", environment);
 
     constexpr std::uint64_t kTransactions = 6000;
     int output = -1;
-    Process writer = Process::spawn_piped({required_environment("OBJ_TX"), "run", set.string(), "1",
-                                           std::to_string(kTransactions - 1)},
-                                          environment, output, root / "writer.log", root.path());
+    Process writer =
+        spawn_writer(root, set, "1", std::to_string(kTransactions - 1), environment, output);
     const auto deadline = std::chrono::steady_clock::now() + 120s;
     REQUIRE(read_commits(output, 500, deadline) >= 500);
     rpmemd.kill(SIGKILL);
@@ -81,14 +78,10 @@ TEST_CASE("continue: the initiator killed while degraded; the next open repairs 
     environment["RPMEM_LOG_LEVEL"] = "warn";
     environment["RPMEM_TIMEOUT"] = "2000";
 
-    auto created = obj_tx({"create", set.string(), "1"}, environment);
-    INFO(created.output());
-    REQUIRE(created.status == 0);
+    create_pool(set, "1", environment);
 
     int output = -1;
-    Process writer = Process::spawn_piped(
-        {required_environment("OBJ_TX"), "run", set.string(), "1", "100000000"}, environment,
-        output, root / "writer.log", root.path());
+    Process writer = spawn_writer(root, set, "1", "100000000", environment, output);
     const auto deadline = std::chrono::steady_clock::now() + 120s;
     const std::uint64_t before = read_commits(output, 300, deadline);
     REQUIRE(before >= 300);

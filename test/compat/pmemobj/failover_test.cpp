@@ -40,9 +40,7 @@ TEST_CASE("ocf-tester passes on ocf:rpmem:replica, and a replica that is not up 
     target_set(admin_rpmemd, "remote.set", root / "target" / "pool.part0");
     const fs::path a_set = initiator_set(root, {admin_rpmemd.target() + " remote.set"});
     const EnvironmentChanges environment = pmdk_environment(admin_rpmemd);
-    auto created = obj_tx({"create", a_set.string(), "20"}, environment); // consistent on close
-    INFO(created.output());
-    REQUIRE(created.status == 0);
+    create_pool(a_set, "20", environment); // consistent on close
 
     std::string env_text;
     for (const auto& [name, value] : admin_rpmemd.client_environment())

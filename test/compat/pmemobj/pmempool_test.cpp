@@ -52,9 +52,7 @@ TEST_CASE("pmempool sync rebuilds a deleted remote replica") {
     auto& [root, rpmemd, target_part, set, environment] = setup;
     environment["RPMEM_SSH"] = required_environment("RPMEM_SSH_SHIM");
 
-    auto created = obj_tx({"create", set.string(), "300"}, environment);
-    INFO(created.output());
-    REQUIRE(created.status == 0);
+    create_pool(set, "300", environment);
 
     fs::remove(target_part);
     auto synced = pmempool({"sync", "-v", set.string()}, environment);

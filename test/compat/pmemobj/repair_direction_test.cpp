@@ -55,13 +55,9 @@ TEST_CASE("a blank replaced local device never overwrites the replica; pmempool 
     environment["RPMEM_LOG_FILE"] = library_log.string();
     const EnvironmentChanges tool_environment = rpmemd.client_environment();
 
-    auto created = obj_tx({"create", set.string(), "1"}, environment);
-    INFO(created.output());
-    REQUIRE(created.status == 0);
+    create_pool(set, "1", environment);
     int output = -1;
-    Process writer = Process::spawn_piped(
-        {required_environment("OBJ_TX"), "run", set.string(), "1", "100000000"}, environment,
-        output, root / "writer.log", root.path());
+    Process writer = spawn_writer(root, set, "1", "100000000", environment, output);
     const std::uint64_t committed =
         read_commits(output, 300, std::chrono::steady_clock::now() + 120s);
     REQUIRE(committed >= 300);
@@ -129,9 +125,7 @@ TEST_CASE("a local pool restored from an older backup is refused, both runs name
     environment["RPMEM_LOG_FILE"] = library_log.string();
     const EnvironmentChanges tool_environment = rpmemd.client_environment();
 
-    auto created = obj_tx({"create", set.string(), "100"}, environment);
-    INFO(created.output());
-    REQUIRE(created.status == 0);
+    create_pool(set, "100", environment);
     const fs::path backup = root / "backup.part";
     fs::copy_file(initiator_part(root), backup);
     auto more = obj_tx({"run", set.string(), "100", "100"}, environment);

@@ -30,9 +30,7 @@ TEST_CASE("an unmodified libpmemobj application replicates through a REPLICA lin
     environment["RPMEM_PROVIDER"] = provider;
     environment["RPMEM_ENABLE_SOCKETS"] = "1"; // PMDK's switch: sockets only when it is set
 
-    auto created = obj_tx({"create", set.string(), std::to_string(kTransactions)}, environment);
-    INFO(created.output());
-    REQUIRE(created.status == 0);
+    create_pool(set, std::to_string(kTransactions), environment);
 
     // Reopening goes through rpmem_open and rpmem_read (libpmemobj checks the remote header
     // and reads the pool descriptor and heap through librpmem).
@@ -73,9 +71,7 @@ TEST_CASE("two REPLICA lines to two rpmemd instances") {
         initiator_set(root, {first.target() + " a.set", second.target() + " b.set"});
     // One CA signs both daemons' certificates, so one client identity reaches both.
     EnvironmentChanges environment = pmdk_environment(first);
-    auto created = obj_tx({"create", set.string(), "200"}, environment);
-    INFO(created.output());
-    REQUIRE(created.status == 0);
+    create_pool(set, "200", environment);
     auto verified = obj_tx({"verify", set.string(), "200"}, environment);
     INFO(verified.output());
     CHECK(verified.status == 0);

@@ -68,9 +68,7 @@ TEST_CASE("rpmemctl verify finds the one corrupted extent of a libpmemobj replic
     auto& [root, rpmemd, target_part, set, environment] = setup;
     const EnvironmentChanges tool_environment = rpmemd.client_environment();
 
-    auto created = obj_tx({"create", set.string(), "500"}, environment);
-    INFO(created.output());
-    REQUIRE(created.status == 0);
+    create_pool(set, "500", environment);
 
     // libpmemobj keeps run-time state in its mapping of the pool that it never hands to
     // librpmem: the run-time part of the pool descriptor, chunk footers and the free-block
@@ -181,13 +179,9 @@ TEST_CASE("consistency on open after an unclean end copies only the extents that
     environment["RPMEM_LOG_FILE"] = library_log.string();
     environment["RPMEM_LOG_LEVEL"] = "info";
 
-    auto created = obj_tx({"create", set.string(), "100"}, environment);
-    INFO(created.output());
-    REQUIRE(created.status == 0);
+    create_pool(set, "100", environment);
     int output = -1;
-    Process writer = Process::spawn_piped(
-        {required_environment("OBJ_TX"), "run", set.string(), "100", "100000000"}, environment,
-        output, root / "writer.log", root.path());
+    Process writer = spawn_writer(root, set, "100", "100000000", environment, output);
     const std::uint64_t committed =
         read_commits(output, 400, std::chrono::steady_clock::now() + std::chrono::seconds(60));
     REQUIRE(committed >= 400);
@@ -309,9 +303,7 @@ TEST_CASE("rpmemctl verify: errors name the file and line, the pool or the repli
     CHECK_THAT(nothing.err, Catch::Contains("no REPLICA line names a remote replica"));
 
     // The replica is missing on the target: the error names it.
-    auto created = obj_tx({"create", set.string(), "10"}, environment);
-    INFO(created.output());
-    REQUIRE(created.status == 0);
+    create_pool(set, "10", environment);
     REQUIRE(std::filesystem::remove(target_part));
     auto gone = rpmemctl({"verify", set.string()}, tool_environment);
     INFO(gone.output());
