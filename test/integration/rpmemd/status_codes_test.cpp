@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,21 @@ using Pair = std::pair<Status, int>;
 bool verbs_present() {
     const auto providers = fabric::available_providers();
     return std::find(providers.begin(), providers.end(), "verbs") != providers.end();
+}
+
+// A create of a one-part pool.set on `host`, asking for `provider`; the client stays connected
+// so that the test sees the host with the session still open.
+struct ProviderCreate {
+    std::unique_ptr<channel::Client> client;
+    Pair outcome;
+};
+ProviderCreate create_asking_for(TargetHost& host, protocol::ProviderPreference provider) {
+    host.write_set("pool.set", "pool", 1);
+    ProviderCreate create{host.client(), {}};
+    auto request = create_request("pool.set");
+    request.provider = provider;
+    create.outcome = outcome<protocol::CreateReply>(*create.client, request);
+    return create;
 }
 
 } // namespace
@@ -150,11 +166,8 @@ TEST_CASE("statuses of the pool store and the session, one daemon") {
 TEST_CASE("statuses of the provider choice") {
     SECTION("5 BADPROVIDER: the client asks for a provider this host cannot open") {
         TargetHost host;
-        host.write_set("pool.set", "pool", 1);
-        auto client = host.client();
-        auto request = create_request("pool.set");
-        request.provider = protocol::ProviderPreference::verbs;
-        auto [status, errno_value] = outcome<protocol::CreateReply>(*client, request);
+        const auto create = create_asking_for(host, protocol::ProviderPreference::verbs);
+        const auto [status, errno_value] = create.outcome;
         if (!verbs_present()) {
             // No RDMA device here (CI): verbs cannot be opened.
             CHECK(Pair{status, errno_value} == Pair{Status::bad_provider, EINVAL});
@@ -170,11 +183,7 @@ TEST_CASE("statuses of the provider choice") {
     }
     SECTION("10 PROVNOSUP: the operator does not offer it, or offers none that works") {
         TargetHost host({.config_lines = {"allow-provider = sockets"}});
-        host.write_set("pool.set", "pool", 1);
-        auto client = host.client();
-        auto request = create_request("pool.set");
-        request.provider = protocol::ProviderPreference::tcp;
-        CHECK(outcome<protocol::CreateReply>(*client, request) ==
+        CHECK(create_asking_for(host, protocol::ProviderPreference::tcp).outcome ==
               Pair{Status::provider_unsupported, EMEDIUMTYPE});
 
         TargetHost verbs_only({.config_lines = {"allow-provider = verbs"}});
@@ -189,12 +198,8 @@ TEST_CASE("statuses of the provider choice") {
     SECTION("7 FATAL_CONN: the fabric listener cannot be set up") {
         // 192.0.2.1 (TEST-NET-1) is never an address of this host.
         TargetHost host({.config_lines = {"fabric-address = 192.0.2.1"}});
-        host.write_set("pool.set", "pool", 1);
-        auto client = host.client();
-        auto request = create_request("pool.set");
-        request.provider = protocol::ProviderPreference::tcp;
-        CHECK(outcome<protocol::CreateReply>(*client, request) ==
-              Pair{Status::fatal_connection, ECONNABORTED});
+        const auto create = create_asking_for(host, protocol::ProviderPreference::tcp);
+        CHECK(create.outcome == Pair{Status::fatal_connection, ECONNABORTED});
         check_no_server_paths(host.dir().path());
     }
 }
