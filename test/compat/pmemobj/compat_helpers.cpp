@@ -27,6 +27,12 @@ RunResult obj_tx(const std::vector<std::string>& args, const EnvironmentChanges&
     return run(argv, environment);
 }
 
+fs::path library_log_in(const TempDir& root, EnvironmentChanges& environment) {
+    fs::path log = root / "librpmem.log";
+    environment["RPMEM_LOG_FILE"] = log.string();
+    return log;
+}
+
 void create_pool(const fs::path& set, const std::string& count,
                  const EnvironmentChanges& environment) {
     auto created = obj_tx({"create", set.string(), count}, environment);
@@ -131,6 +137,14 @@ std::uint64_t read_commits(int output, std::uint64_t until,
             committed = std::stoull(line->substr(10));
     }
     return committed;
+}
+
+void check_target_copy_verifies(const TempDir& root, const fs::path& target_part,
+                                const std::string& expected_count,
+                                const EnvironmentChanges& environment) {
+    auto verified = verify_target_copy(root, target_part, expected_count, environment);
+    INFO(verified.output());
+    CHECK(verified.status == 0);
 }
 
 } // namespace rpmem::test

@@ -26,6 +26,10 @@ RunResult pmempool(const std::vector<std::string>& args, const EnvironmentChange
 // The rpmemctl this build made (RPMEMCTL, set for the tests that need it).
 RunResult rpmemctl(std::vector<std::string> args, const EnvironmentChanges& environment);
 
+// Sends librpmem's log to root/librpmem.log instead of the system log, for the test to read;
+// returns that path.
+std::filesystem::path library_log_in(const TempDir& root, EnvironmentChanges& environment);
+
 // Creates `set`'s pool with `count` records (obj_tx create); the test stops, with obj_tx's
 // output, when that fails.
 void create_pool(const std::filesystem::path& set, const std::string& count,
@@ -72,5 +76,10 @@ struct OneRemoteReplica {
 RunResult verify_target_copy(const TempDir& root, const std::filesystem::path& target_part,
                              const std::string& expected_count,
                              const EnvironmentChanges& environment);
+
+// verify_target_copy, checked: the test goes on, with obj_tx's output, when it fails.
+void check_target_copy_verifies(const TempDir& root, const std::filesystem::path& target_part,
+                                const std::string& expected_count,
+                                const EnvironmentChanges& environment);
 
 } // namespace rpmem::test

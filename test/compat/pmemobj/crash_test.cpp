@@ -23,8 +23,7 @@ TEST_CASE("rpmemd killed mid-run: the application stops cleanly, acknowledged da
     OneRemoteReplica setup("rpmem-compat-crash");
     auto& [root, rpmemd, target_part, set, environment] = setup;
     // librpmem's log in a file instead of the system log: the reason must reach it too.
-    const fs::path library_log = root / "librpmem.log";
-    environment["RPMEM_LOG_FILE"] = library_log.string();
+    const fs::path library_log = library_log_in(root, environment);
     if (!policy.empty())
         environment["RPMEM_ON_REPLICA_FAILURE"] = policy;
 
@@ -86,8 +85,7 @@ TEST_CASE("rpmemd not running: creating and opening a replicated pool fail, sayi
     OneRemoteReplica setup("rpmem-compat-down");
     auto& [root, rpmemd, target_part, set, environment] = setup;
     environment.erase("RPMEM_LOG_LEVEL");
-    const fs::path library_log = root / "librpmem.log";
-    environment["RPMEM_LOG_FILE"] = library_log.string();
+    const fs::path library_log = library_log_in(root, environment);
 
     create_pool(set, "1", environment);
     REQUIRE(rpmemd.stop() == 0);

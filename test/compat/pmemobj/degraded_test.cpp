@@ -25,13 +25,19 @@ namespace {
 // transactions in it.
 void check_target_copy(const TempDir& root, const fs::path& target_part,
                        const std::string& expected, const EnvironmentChanges& environment) {
-    auto verified = verify_target_copy(root, target_part, expected, environment);
-    INFO(verified.output());
-    CHECK(verified.status == 0);
+    check_target_copy_verifies(root, target_part, expected, environment);
     auto checked =
         pmempool({"check", "-v", (root / "failover" / "failover.set").string()}, environment);
     INFO(checked.output());
     CHECK(checked.status == 0);
+}
+
+// Both cases: librpmem goes on without a failed replica and says so at warn level; a 2 s timeout
+// notices the killed rpmemd soon.
+void continue_on_replica_failure(EnvironmentChanges& environment) {
+    environment["RPMEM_ON_REPLICA_FAILURE"] = "continue";
+    environment["RPMEM_LOG_LEVEL"] = "warn";
+    environment["RPMEM_TIMEOUT"] = "2000";
 }
 
 } // namespace
@@ -39,9 +45,7 @@ void check_target_copy(const TempDir& root, const fs::path& target_part,
 TEST_CASE("continue: rpmemd killed and back, every transaction completes and is replicated") {
     OneRemoteReplica setup("rpmem-compat-degraded");
     auto& [root, rpmemd, target_part, set, environment] = setup;
-    environment["RPMEM_ON_REPLICA_FAILURE"] = "continue";
-    environment["RPMEM_LOG_LEVEL"] = "warn";
-    environment["RPMEM_TIMEOUT"] = "2000";
+    continue_on_replica_failure(environment);
     environment["PMEMOBJ_TX_PAUSE_US"] = "1000";
 
     create_pool(set, "1", environment);
@@ -74,9 +78,7 @@ TEST_CASE("continue: rpmemd killed and back, every transaction completes and is 
 TEST_CASE("continue: the initiator killed while degraded; the next open repairs the replica") {
     OneRemoteReplica setup("rpmem-compat-degraded-kill");
     auto& [root, rpmemd, target_part, set, environment] = setup;
-    environment["RPMEM_ON_REPLICA_FAILURE"] = "continue";
-    environment["RPMEM_LOG_LEVEL"] = "warn";
-    environment["RPMEM_TIMEOUT"] = "2000";
+    continue_on_replica_failure(environment);
 
     create_pool(set, "1", environment);
 

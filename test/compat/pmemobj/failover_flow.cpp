@@ -62,8 +62,7 @@ void run_failover_acceptance(const FailoverHosts& hosts) {
     const fs::path a_set = initiator_set(root_a, {rpmemd_b.target() + " remote.set"});
     const fs::path a_part = initiator_part(root_a);
     EnvironmentChanges environment = pmdk_environment(rpmemd_b);
-    const fs::path library_log = root_a / "librpmem.log";
-    environment["RPMEM_LOG_FILE"] = library_log.string();
+    const fs::path library_log = library_log_in(root_a, environment);
     const EnvironmentChanges tools = rpmemd_b.client_environment();
 
     // 1. libpmemobj on A replicates to B, and is killed -9 mid-run.

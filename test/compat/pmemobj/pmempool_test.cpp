@@ -26,9 +26,7 @@ TEST_CASE("pmempool create obj and pmempool rm on a set with a REPLICA line") {
     auto used = obj_tx({"run", set.string(), "0", "50"}, environment);
     INFO(used.output());
     REQUIRE(used.status == 0);
-    auto verified = verify_target_copy(root, target_part, "50", environment);
-    INFO(verified.output());
-    CHECK(verified.status == 0);
+    check_target_copy_verifies(root, target_part, "50", environment);
 
     auto removed = pmempool({"rm", "-v", set.string()}, environment);
     INFO(removed.output());
@@ -61,13 +59,9 @@ TEST_CASE("pmempool sync rebuilds a deleted remote replica") {
     REQUIRE(fs::exists(target_part));
 
     // The rebuilt replica holds every transaction, and the pool goes on replicating.
-    auto verified = verify_target_copy(root, target_part, "300", environment);
-    INFO(verified.output());
-    CHECK(verified.status == 0);
+    check_target_copy_verifies(root, target_part, "300", environment);
     auto more = obj_tx({"run", set.string(), "300", "20"}, environment);
     INFO(more.output());
     CHECK(more.status == 0);
-    auto again = verify_target_copy(root, target_part, "320", environment);
-    INFO(again.output());
-    CHECK(again.status == 0);
+    check_target_copy_verifies(root, target_part, "320", environment);
 }

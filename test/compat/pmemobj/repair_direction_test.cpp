@@ -51,8 +51,7 @@ TEST_CASE("a blank replaced local device never overwrites the replica; pmempool 
     const WorkingDirectory here(scratch.path());
     OneRemoteReplica setup("rpmem-compat-direction");
     auto& [root, rpmemd, target_part, set, environment] = setup;
-    const fs::path library_log = root / "librpmem.log";
-    environment["RPMEM_LOG_FILE"] = library_log.string();
+    const fs::path library_log = library_log_in(root, environment);
     const EnvironmentChanges tool_environment = rpmemd.client_environment();
 
     create_pool(set, "1", environment);
@@ -111,9 +110,7 @@ TEST_CASE("a blank replaced local device never overwrites the replica; pmempool 
     CHECK_THAT(info.out, Catch::Contains(R"("state":"consistent")"));
 
     REQUIRE(rpmemd.stop() == 0);
-    auto target_copy = verify_target_copy(root, target_part, "any", environment);
-    INFO(target_copy.output());
-    CHECK(target_copy.status == 0);
+    check_target_copy_verifies(root, target_part, "any", environment);
 }
 
 TEST_CASE("a local pool restored from an older backup is refused, both runs named") {
@@ -121,8 +118,7 @@ TEST_CASE("a local pool restored from an older backup is refused, both runs name
     const WorkingDirectory here(scratch.path());
     OneRemoteReplica setup("rpmem-compat-backup");
     auto& [root, rpmemd, target_part, set, environment] = setup;
-    const fs::path library_log = root / "librpmem.log";
-    environment["RPMEM_LOG_FILE"] = library_log.string();
+    const fs::path library_log = library_log_in(root, environment);
     const EnvironmentChanges tool_environment = rpmemd.client_environment();
 
     create_pool(set, "100", environment);

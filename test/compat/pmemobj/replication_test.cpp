@@ -54,10 +54,7 @@ TEST_CASE("an unmodified libpmemobj application replicates through a REPLICA lin
     // Failover: the target's copy as the master replica. The second replica is the
     // initiator's header page followed by the target's data, so no data byte comes from the
     // initiator: libpmemobj sees every transaction only if the target has them all.
-    auto failover =
-        verify_target_copy(root, target_part, std::to_string(kTransactions), environment);
-    INFO(failover.output());
-    CHECK(failover.status == 0);
+    check_target_copy_verifies(root, target_part, std::to_string(kTransactions), environment);
 }
 
 TEST_CASE("two REPLICA lines to two rpmemd instances") {
