@@ -206,10 +206,14 @@ TEST_CASE("load_config: files in order, the command line wins, $HOME expands") {
     auto user_file = dir.write("user.conf", "poolset-dir = $HOME/pools\nmax-lanes = 4\n");
     ConfigSources sources{
         .home = "/home/alice", .system_file = system_file, .user_file = user_file};
+    // load_config of `sources` and of a command line that must parse.
+    const auto load_with_arguments = [&sources](std::vector<const char*> arguments) {
+        auto command_line = parse(std::move(arguments));
+        REQUIRE(command_line);
+        return load_config(*command_line, sources);
+    };
 
-    auto command_line = parse({"--max-lanes", "2"});
-    REQUIRE(command_line);
-    auto config = load_config(*command_line, sources);
+    auto config = load_with_arguments({"--max-lanes", "2"});
     REQUIRE(config);
     CHECK(config->poolset_dir == "/home/alice/pools");
     CHECK(config->log_level == LogLevel::warn);
@@ -233,9 +237,7 @@ TEST_CASE("load_config: files in order, the command line wins, $HOME expands") {
 
     SECTION("only --config is read when given") {
         auto only = dir.write("only.conf", std::string(kTls) + "poolset-dir = /only\n");
-        auto with_config = parse({"--config", only.c_str()});
-        REQUIRE(with_config);
-        auto loaded = load_config(*with_config, sources);
+        auto loaded = load_with_arguments({"--config", only.c_str()});
         REQUIRE(loaded);
         CHECK(loaded->poolset_dir == "/only");
         CHECK(loaded->max_lanes == Config{}.max_lanes);
@@ -243,33 +245,25 @@ TEST_CASE("load_config: files in order, the command line wins, $HOME expands") {
 
     SECTION("$HOME only as a whole path component") {
         auto odd = dir.write("odd.conf", std::string(kTls) + "poolset-dir = /x/$HOMEDIR\n");
-        auto with_config = parse({"--config", odd.c_str()});
-        REQUIRE(with_config);
-        auto loaded = load_config(*with_config, sources);
+        auto loaded = load_with_arguments({"--config", odd.c_str()});
         REQUIRE(loaded);
         CHECK(loaded->poolset_dir == "/x/$HOMEDIR");
     }
 
     SECTION("serving needs TLS files and an absolute poolset-dir") {
         auto no_tls = dir.write("no-tls.conf", "poolset-dir = /srv\n");
-        auto serve = parse({"--config", no_tls.c_str()});
-        REQUIRE(serve);
-        auto failed = load_config(*serve, sources);
+        auto failed = load_with_arguments({"--config", no_tls.c_str()});
         REQUIRE_FALSE(failed);
         CHECK_THAT(failed.error().message(), Catch::Contains("tls-ca is not set"));
 
-        auto relative = parse({"--config", no_tls.c_str(), "--poolset-dir", "pools"});
-        REQUIRE(relative);
-        auto bad = load_config(*relative, sources);
+        auto bad = load_with_arguments({"--config", no_tls.c_str(), "--poolset-dir", "pools"});
         REQUIRE_FALSE(bad);
         CHECK_THAT(bad.error().message(), Catch::Contains("poolset-dir must be an absolute path"));
     }
 
     SECTION("an error in a file names the file and line") {
         auto broken = dir.write("broken.conf", "poolset-dir = /x\n\nlog-level = chatty\n");
-        auto with_config = parse({"--config", broken.c_str()});
-        REQUIRE(with_config);
-        auto failed = load_config(*with_config, sources);
+        auto failed = load_with_arguments({"--config", broken.c_str()});
         REQUIRE_FALSE(failed);
         CHECK_THAT(failed.error().message(),
                    Catch::StartsWith(broken.string() + ":3: log-level: expected one of"));
