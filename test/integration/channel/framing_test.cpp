@@ -50,6 +50,14 @@ struct Fixture {
         CHECK_FALSE(honest->failure());
     }
 
+    // The end of a session refused after its error reply: nothing more to read, the session
+    // closed with errno_value, the honest client still served.
+    void check_hung_up(RawTlsClient& raw, int errno_value) {
+        CHECK_FALSE(raw.read_reply());
+        check_raw_session_closed(errno_value);
+        check_honest_client_served();
+    }
+
     TempDir dir;
     CredentialFiles files = make_credentials(dir);
     std::shared_ptr<SessionLog> log = std::make_shared<SessionLog>();
@@ -68,9 +76,7 @@ TEST_CASE("garbage gets an error reply and a disconnect") {
     auto error = expect_error_reply(raw, 0x47474747);
     CHECK(error.status == protocol::Status::bad_message);
     CHECK(error.message == "frame header: bad magic 47 47 47 47");
-    CHECK_FALSE(raw.read_reply());
-    fixture.check_raw_session_closed(EPROTO);
-    fixture.check_honest_client_served();
+    fixture.check_hung_up(raw, EPROTO);
 }
 
 TEST_CASE("garbage instead of a hello is refused the same way") {
@@ -92,9 +98,7 @@ TEST_CASE("an oversized frame is refused from its header, before any body arrive
     auto error = expect_error_reply(raw, 7);
     CHECK(error.status == protocol::Status::bad_message);
     CHECK_THAT(error.message, Catch::Contains("create body of 1073741824 bytes exceeds the limit"));
-    CHECK_FALSE(raw.read_reply());
-    fixture.check_raw_session_closed(EPROTO);
-    fixture.check_honest_client_served();
+    fixture.check_hung_up(raw, EPROTO);
 }
 
 TEST_CASE("a frame cut short by the client closing ends its session") {
@@ -165,9 +169,7 @@ TEST_CASE("a frame in a foreign version or of an unknown type ends the session")
         raw.write(bytes);
     }
     CHECK(expect_error_reply(raw, 21).status == expected);
-    CHECK_FALSE(raw.read_reply());
-    fixture.check_raw_session_closed(errno_value);
-    fixture.check_honest_client_served();
+    fixture.check_hung_up(raw, errno_value);
 }
 
 TEST_CASE("a reply sent by the client is refused and the session goes on") {
