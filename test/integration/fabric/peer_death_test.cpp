@@ -119,6 +119,19 @@ struct TargetInChild {
     RemoteRegion region;
 };
 
+// A client lane connected to a TargetInChild; members in that order, so the lane closes before
+// the child is killed.
+struct LaneToChildTarget {
+    explicit LaneToChildTarget(const std::string& provider)
+        : target(provider)
+        , client(provider, target.service)
+        , lane(client.connect_lane(bytes_of("token"))) {}
+
+    TargetInChild target;
+    LoopbackClient client;
+    OwnQueueEndpoint lane;
+};
+
 // A write and an 8-byte read, waited for: one APM-style round trip.
 Result<Completion> round_trip(LoopbackClient& client, OwnQueueEndpoint& lane,
                               const RemoteRegion& region, int& tag) {
@@ -134,10 +147,8 @@ Result<Completion> round_trip(LoopbackClient& client, OwnQueueEndpoint& lane,
 TEST_CASE("a client lane sees its target's death as ECONNRESET before the deadline",
           "[fabric][failure]") {
     const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
-    TargetInChild target(provider);
-
-    LoopbackClient client(provider, target.service);
-    OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
+    LaneToChildTarget connected(provider);
+    auto& [target, client, lane] = connected;
     int tag = 0;
     must(round_trip(client, lane, target.region, tag));
 
@@ -157,10 +168,8 @@ TEST_CASE("a client lane sees its target's death as ECONNRESET before the deadli
 TEST_CASE("a waiting client lane is woken with ECONNRESET when its target dies",
           "[fabric][failure]") {
     const std::string provider = GENERATE(as<std::string>{}, "tcp", "sockets");
-    TargetInChild target(provider);
-
-    LoopbackClient client(provider, target.service);
-    OwnQueueEndpoint lane = client.connect_lane(bytes_of("token"));
+    LaneToChildTarget connected(provider);
+    auto& [target, client, lane] = connected;
     // A receive that the target never answers: the lane waits for it when the target dies.
     int tag = 0;
     must(lane.post_receive(client.region(), 8192, kMessageSize, &tag));
