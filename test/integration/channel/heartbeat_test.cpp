@@ -28,10 +28,15 @@ int thread_count() {
     return count;
 }
 
-bool write_all(int fd, const void* data, std::size_t size) {
-    const auto* bytes = static_cast<const char*>(data);
+// Moves all `size` bytes at `bytes` with `step(bytes, left)`, one read(2) or write(2), each
+// time `ready()` allows (the deadline's poll for reads); retries on EINTR, false when the
+// descriptor ends or fails first.
+template <typename Byte, typename Step, typename Ready>
+bool transfer_all(Byte* bytes, std::size_t size, Step step, Ready ready) {
     while (size > 0) {
-        ssize_t n = ::write(fd, bytes, size);
+        if (!ready())
+            return false;
+        ssize_t n = step(bytes, size);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -42,25 +47,25 @@ bool write_all(int fd, const void* data, std::size_t size) {
     return true;
 }
 
+bool write_all(int fd, const void* data, std::size_t size) {
+    return transfer_all(
+        static_cast<const char*>(data), size,
+        [fd](const char* bytes, std::size_t left) { return ::write(fd, bytes, left); },
+        [] { return true; });
+}
+
 // Reads exactly `size` bytes, waiting at most `timeout` in all.
 bool read_all(int fd, void* data, std::size_t size, std::chrono::milliseconds timeout = 30s) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    auto* bytes = static_cast<char*>(data);
-    while (size > 0) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    const auto readable = [fd, deadline] {
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
             deadline - std::chrono::steady_clock::now());
         pollfd pfd{fd, POLLIN, 0};
-        if (left.count() <= 0 || ::poll(&pfd, 1, static_cast<int>(left.count())) <= 0)
-            return false;
-        ssize_t n = ::read(fd, bytes, size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        bytes += n;
-        size -= static_cast<std::size_t>(n);
-    }
-    return true;
+        return left.count() > 0 && ::poll(&pfd, 1, static_cast<int>(left.count())) > 0;
+    };
+    return transfer_all(
+        static_cast<char*>(data), size,
+        [fd](char* bytes, std::size_t left) { return ::read(fd, bytes, left); }, readable);
 }
 
 // A child process forked while this process has a single thread (so that the child inherits
