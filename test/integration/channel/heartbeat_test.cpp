@@ -202,6 +202,20 @@ struct ServerWithChildClient {
     std::unique_ptr<rpmem::channel::Server> server;
 };
 
+// A server in a child process (server_child) and the port it reported; the test freezes or
+// kills the child.
+struct ServerInChild {
+    ServerInChild()
+        : child([this](int in, int out) { return server_child(files, in, out); }) {
+        REQUIRE(read_all(child.from_child(), &port, sizeof(port)));
+    }
+
+    TempDir dir;
+    CredentialFiles files = make_credentials(dir);
+    ChildProcess child;
+    std::uint16_t port = 0;
+};
+
 // A client whose channel failures are recorded.
 struct FailureLog {
     std::mutex mutex;
@@ -278,11 +292,8 @@ TEST_CASE("a live but idle client keeps its session through many heartbeat perio
 }
 
 TEST_CASE("a frozen server is detected by the client within its heartbeat timeout") {
-    TempDir dir;
-    auto files = make_credentials(dir);
-    ChildProcess child([&](int in, int out) { return server_child(files, in, out); });
-    std::uint16_t port = 0;
-    REQUIRE(read_all(child.from_child(), &port, sizeof(port)));
+    ServerInChild server;
+    auto& [dir, files, child, port] = server;
 
     FailureLog failures;
     ClientConfig config = client_config(files, port);
@@ -306,11 +317,8 @@ TEST_CASE("a frozen server is detected by the client within its heartbeat timeou
 }
 
 TEST_CASE("a server process that dies is detected by the client at once") {
-    TempDir dir;
-    auto files = make_credentials(dir);
-    ChildProcess child([&](int in, int out) { return server_child(files, in, out); });
-    std::uint16_t port = 0;
-    REQUIRE(read_all(child.from_child(), &port, sizeof(port)));
+    ServerInChild server;
+    auto& [dir, files, child, port] = server;
 
     FailureLog failures;
     ClientConfig config = client_config(files, port);
@@ -324,11 +332,8 @@ TEST_CASE("a server process that dies is detected by the client at once") {
 }
 
 TEST_CASE("a call waiting on a frozen server fails by the heartbeat, not the request timeout") {
-    TempDir dir;
-    auto files = make_credentials(dir);
-    ChildProcess child([&](int in, int out) { return server_child(files, in, out); });
-    std::uint16_t port = 0;
-    REQUIRE(read_all(child.from_child(), &port, sizeof(port)));
+    ServerInChild server;
+    auto& [dir, files, child, port] = server;
 
     ClientConfig config = client_config(files, port);
     config.heartbeat_interval = 100ms;
