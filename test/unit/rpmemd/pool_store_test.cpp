@@ -171,28 +171,12 @@ TEST_CASE("create writes the headers PMDK's rpmemd wrote, open returns the attri
 
     auto headers = read_part_headers(single ? std::vector<std::string>{parts[0]} : parts);
     std::size_t count = headers.size();
+    // What PMDK's util_header_create put there, field by field.
+    test::check_created_headers(headers, attributes);
     for (std::size_t p = 0; p < count; ++p) {
         CAPTURE(p);
-        const auto& h = headers[p];
-        // What PMDK's util_header_create put there, field by field.
-        CHECK(std::string(h.signature.data(), 7) == "PMEMOBJ");
-        CHECK(h.major == 6);
-        CHECK(h.features.compat == attributes.compat_features);
-        CHECK(h.features.incompat == attributes.incompat_features);
-        CHECK(h.features.ro_compat == 0);
-        CHECK(h.poolset_uuid == attributes.poolset_uuid);
-        CHECK(h.prev_repl_uuid == attributes.prev_uuid);
-        CHECK(h.next_repl_uuid == attributes.next_uuid);
-        CHECK(h.arch_flags.encode() == attributes.user_flags);
-        CHECK(h.prev_part_uuid == headers[(p + count - 1) % count].uuid);
-        CHECK(h.next_part_uuid == headers[(p + 1) % count].uuid);
-        CHECK(h.checksum_valid());
-        // The checksum by PMDK's rule over the raw bytes (only the first 2 KiB with CKSUM_2K).
-        auto bytes = h.encode();
-        CHECK(poolset::fletcher64(bytes, 4088, 2048) == h.checksum);
-        CHECK(h.crtime > 0);
+        CHECK(headers[p].crtime > 0);
     }
-    CHECK(headers[0].uuid == attributes.uuid);
     // SDS: marked dirty by create, cleared by the clean close.
     CHECK(headers[0].sds.dirty == 0);
     CHECK(headers[0].sds.checksum == headers[0].sds.compute_checksum());
