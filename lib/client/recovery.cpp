@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "base/failpoint.h"
 #include "client/logger.h"
 #include "client/pmemobj_local_fields.h"
 #include "client/progress_meter.h"
@@ -21,10 +22,7 @@ namespace {
 // Test builds only (meson -Dfailpoints=true): RPMEM_FAILPOINT=skip-resync-extent makes every
 // other resync copy (the first included) claim success without sending anything, so that the fault
 // tests can prove their byte comparison catches a replica that missed an extent. Read once at load.
-const bool skip_resync_extent = [] {
-    const char* value = std::getenv("RPMEM_FAILPOINT");
-    return value != nullptr && std::string_view(value) == "skip-resync-extent";
-}();
+const bool skip_resync_extent = failpoint_is("skip-resync-extent");
 std::atomic<std::uint64_t> resync_copies{0};
 #endif
 

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "base/failpoint.h"
 #include "channel/client.h"
 #include "client/lane_set.h"
 #include "client/logger.h"
@@ -103,8 +104,7 @@ Result<void> Replica::copy(std::span<const Range> ranges) {
                                                  protocol::Capability::flush_list);
 #ifdef RPMEM_FAILPOINTS
     // Test builds only: RPMEM_FAILPOINT=copy-without-flush-list copies as to an older target.
-    if (const char* value = std::getenv("RPMEM_FAILPOINT");
-        value != nullptr && std::string_view(value) == "copy-without-flush-list")
+    if (failpoint_is("copy-without-flush-list"))
         listed_flush = false;
 #endif
     Result<void> sent;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "persist/request_handler.h"
 
+#include "base/failpoint.h"
 #include "persist/word_copy.h"
 
 #ifdef RPMEM_FAILPOINTS
@@ -18,10 +19,7 @@ namespace {
 // target acknowledge every 7th inline persist without copying or flushing it, so that the fault
 // tests can prove their checker catches a lost acknowledged record. Read once, when the
 // program loads; with the variable unset the persist path costs one branch on this bool.
-const bool ack_without_persist = [] {
-    const char* value = std::getenv("RPMEM_FAILPOINT");
-    return value != nullptr && std::string_view(value) == "ack-without-persist";
-}();
+const bool ack_without_persist = failpoint_is("ack-without-persist");
 
 // Counts inline persists across every lane of the process while the failpoint is on.
 std::atomic<std::uint64_t> inline_persists{0};

@@ -16,6 +16,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "base/failpoint.h"
 #include "base/library_logger.h"
 #include "base/log_text.h"
 #include "fabric/provider.h"
@@ -40,8 +41,7 @@ std::string worker_version() {
 #ifdef RPMEM_FAILPOINTS
     // Test builds only (meson -Dfailpoints=true): RPMEM_FAILPOINT=worker-version-mismatch makes
     // the worker claim another version, as a worker from another build would.
-    if (const char* value = std::getenv("RPMEM_FAILPOINT");
-        value != nullptr && std::string_view(value) == "worker-version-mismatch")
+    if (failpoint_is("worker-version-mismatch"))
         return RPMEM_VERSION "-other";
 #endif
     return RPMEM_VERSION;
