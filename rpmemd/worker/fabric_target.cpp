@@ -98,6 +98,12 @@ public:
             return;
         if (attached_)
             responders_->detach(*this);
+        // What the lanes' queue holds is read first: an initiator that disconnected before it
+        // closed the session (librpmem does) is logged as such, not lost in the shutdown.
+        try {
+            (void)handle(completions_->read(batch_));
+        } catch (...) {
+        }
         for (auto& lane : lanes_)
             lane->shutdown();
         spdlog::debug("{}: data plane stopped", name_);
