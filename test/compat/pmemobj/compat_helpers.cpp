@@ -139,6 +139,13 @@ std::uint64_t read_commits(int output, std::uint64_t until,
     return committed;
 }
 
+std::uint64_t verified_count(const RunResult& verified) {
+    INFO(verified.output());
+    const auto at = verified.out.find("verified ");
+    REQUIRE(at != std::string::npos);
+    return std::stoull(verified.out.substr(at + 9));
+}
+
 void check_target_copy_verifies(const TempDir& root, const fs::path& target_part,
                                 const std::string& expected_count,
                                 const EnvironmentChanges& environment) {

@@ -77,6 +77,10 @@ RunResult verify_target_copy(const TempDir& root, const std::filesystem::path& t
                              const std::string& expected_count,
                              const EnvironmentChanges& environment);
 
+// The N of a successful `obj_tx verify`'s "verified N transactions" line; the test stops when
+// the line is missing.
+std::uint64_t verified_count(const RunResult& verified);
+
 // verify_target_copy, checked: the test goes on, with obj_tx's output, when it fails.
 void check_target_copy_verifies(const TempDir& root, const std::filesystem::path& target_part,
                                 const std::string& expected_count,

@@ -101,12 +101,9 @@ TEST_CASE("continue: the initiator killed while degraded; the next open repairs 
     auto reopened = obj_tx({"verify", set.string(), "any"}, environment);
     INFO(reopened.output());
     REQUIRE(reopened.status == 0);
-    const std::string local = reopened.output();
-    const auto at = local.find("verified ");
-    REQUIRE(at != std::string::npos);
-    const std::string count = std::to_string(std::stoull(local.substr(at + 9)));
-    CHECK(std::stoull(count) >= degraded);
+    const std::uint64_t count = verified_count(reopened);
+    CHECK(count >= degraded);
 
     REQUIRE(rpmemd.stop() == 0);
-    check_target_copy(root, target_part, count, environment);
+    check_target_copy(root, target_part, std::to_string(count), environment);
 }

@@ -37,12 +37,6 @@ RunResult rpmemctl_on(const std::vector<std::string>& host, const std::vector<st
     return run(on(host, argv), environment);
 }
 
-std::uint64_t verified_count(const RunResult& result) {
-    const auto at = result.out.find("verified ");
-    REQUIRE(at != std::string::npos);
-    return std::stoull(result.out.substr(at + 9));
-}
-
 std::string set_text(const fs::path& part, const std::string& replica_line = "") {
     return "PMEMPOOLSET\n" + std::string(kPoolSize) + " " + part.string() + "\n" + replica_line;
 }

@@ -34,13 +34,6 @@ void zero_file(const fs::path& file) {
     REQUIRE(blank);
 }
 
-std::uint64_t verified_count(const RunResult& result) {
-    const std::string text = result.output();
-    const auto at = text.find("verified ");
-    REQUIRE(at != std::string::npos);
-    return std::stoull(text.substr(at + 9));
-}
-
 } // namespace
 
 TEST_CASE("a blank replaced local device never overwrites the replica; pmempool sync or "
