@@ -146,6 +146,8 @@ Result<void> Replica::persist(std::size_t offset, std::size_t length, unsigned l
         return bad;
     if (length == 0)
         return {};
+    if (auto queued = queue_async(offset, length, OrderedStream::Call::persist))
+        return std::move(*queued);
     return on_lane(
         "rpmem_persist", lane, offset, length,
         [&](persist::InitiatorLane& on, LaneGuard& guard) -> Result<void> {
@@ -179,6 +181,8 @@ Result<void> Replica::deep_persist(std::size_t offset, std::size_t length, unsig
         return bad;
     if (length == 0)
         return {};
+    if (auto queued = queue_async(offset, length, OrderedStream::Call::deep_persist))
+        return std::move(*queued);
     return on_lane("rpmem_deep_persist", lane, offset, length,
                    [&](persist::InitiatorLane& on, LaneGuard& guard) -> Result<void> {
                        auto result = on.deep_persist(offset, length);
@@ -197,6 +201,8 @@ Result<void> Replica::flush(std::size_t offset, std::size_t length, unsigned lan
         return bad;
     if (length == 0)
         return {};
+    if (auto queued = queue_async(offset, length, OrderedStream::Call::flush))
+        return std::move(*queued);
     return on_lane("rpmem_flush", lane, offset, length,
                    [&](persist::InitiatorLane& on, LaneGuard& guard) -> Result<void> {
                        auto result = on.flush(offset, length, mode == PersistMode::relaxed);
@@ -214,6 +220,10 @@ Result<void> Replica::drain(unsigned lane) {
         return bad;
     if (auto broken = check_broken(); !broken)
         return broken;
+    // Asynchronous: the queue within its bounds; then what the lane itself still carries.
+    if (stream_ && recovery_.state() == SyncState::in_sync)
+        if (auto within = sticky(stream_->wait_within_bounds()); !within)
+            return within;
     return on_lane("rpmem_drain", lane, 0, 0,
                    [&](persist::InitiatorLane& on, LaneGuard& guard) -> Result<void> {
                        auto result = on.drain();
@@ -243,6 +253,9 @@ Result<void> Replica::read(std::span<std::byte> into, std::size_t offset, unsign
         return broken;
     if (into.empty())
         return {};
+    // What the replica holds once it holds every persist made so far.
+    if (auto caught_up = sticky(wait_replicated(settings_.timeout)); !caught_up)
+        return caught_up;
     LaneGuard& guard = guards_[lane];
     const std::lock_guard lock(guard.mutex);
     // A replica that is not in sync has nothing trustworthy to read.
@@ -293,7 +306,8 @@ Replica::connect(bool create, unsigned lanes, const PoolAttributes* create_attri
 Result<void> Replica::establish(bool create, unsigned& lanes,
                                 const PoolAttributes* create_attributes,
                                 PoolAttributes* open_attributes, bool bring_up_to_date) {
-    auto connection = connect(create, lanes_to_request(lanes, settings_), create_attributes, 0);
+    auto connection = connect(create, lanes_with_stream(lanes_to_request(lanes, settings_)),
+                              create_attributes, 0);
     if (!connection) {
         closed_ = true;
         return fail(std::move(connection.error()));
@@ -301,9 +315,10 @@ Result<void> Replica::establish(bool create, unsigned& lanes,
     connection_ = std::move(*connection);
     found_state_ = connection_->found_state;
     const PoolAttributes stored = connection_->attributes;
-    lane_count_ = connection_->lanes->size();
+    connected_lanes_ = connection_->lanes->size();
+    guards_ = std::make_unique<LaneGuard[]>(connected_lanes_);
+    start_stream();
     lanes = lane_count_;
-    guards_ = std::make_unique<LaneGuard[]>(lane_count_);
     recovery_.set_generation(generation_);
     if (create) {
         proof_ = {MasterProof::Verdict::proven, "this session created the replica", std::nullopt,
@@ -337,6 +352,8 @@ SessionUsage Replica::usage() const {
         const std::lock_guard lock(guards_[l].mutex);
         total += guards_[l].usage;
     }
+    if (stream_)
+        total += stream_->usage(); // the calls that went asynchronously
     return total;
 }
 
@@ -359,6 +376,7 @@ Result<void> Replica::close() {
         return {};
     closed_ = true;
     fan_out_.reset(); // no sibling posts here from now on
+    Result<void> caught_up = stop_stream();
     // A resync under way is given up to RPMEM_TIMEOUT to finish, so that a program ending soon
     // after its replica came back leaves it consistent rather than outdated.
     recovery_.stop(settings_.timeout);
@@ -367,7 +385,7 @@ Result<void> Replica::close() {
         logger().warn("{}: closed while degraded and disconnected, {} extents behind; the next "
                       "open brings the replica up to date",
                       describe(), recovery_.dirty_extents());
-        return {};
+        return caught_up;
     }
     const bool broken = broken_.load(std::memory_order_acquire);
     const SyncState state = recovery_.state();
@@ -391,7 +409,7 @@ Result<void> Replica::close() {
     connection_.reset();
     if (!reply)
         return fail(std::move(reply.error()));
-    return {};
+    return caught_up;
 }
 
 Result<std::unique_ptr<Replica>>

@@ -21,6 +21,7 @@
 #include "base/pool_attributes.h"
 #include "base/target.h"
 #include "client/control.h"
+#include "client/ordered_stream.h"
 #include "client/posted_ahead.h"
 #include "client/recovery.h"
 #include "client/replica_session.h"
@@ -78,7 +79,13 @@ enum class PersistMode {
 //  - a failed post changes nothing the sibling's own call relies on: that call persists anew.
 // A posted persist that no call of the sibling ever claims is an early, harmless copy of bytes
 // the local pool holds.
-class Replica : private SiblingGroup::FanOutMember, private RecoveryAccess {
+//
+// Asynchronous replication (Settings::replication, client/ordered_stream.h): while the replica
+// is in sync, persists, deep persists and flushes are queued on its OrderedStream, in one order,
+// and return once queued within the lag bounds; a drain waits for the bounds. Out of sync they
+// take the synchronous path above. No sibling posts ahead on an asynchronous replica: that
+// would put a persist on the replica out of the stream's order.
+class Replica : private SiblingGroup::FanOutMember, private RecoveryAccess, private StreamLane {
 public:
     // Creates the pool described by `pool_set` on `target` and connects `*lanes` lanes at most
     // (in: wanted, out: granted). Without attributes (nullptr or all zero) the remote pool has
@@ -130,6 +137,12 @@ public:
     Result<void> flush(std::size_t offset, std::size_t length, unsigned lane, PersistMode mode);
     Result<void> drain(unsigned lane);
     Result<void> read(std::span<std::byte> into, std::size_t offset, unsigned lane);
+    // Waits until the replica holds everything persisted so far (asynchronous mode; at once in
+    // synchronous mode): the barrier before an external side effect. ETIMEDOUT after `timeout`.
+    Result<void> wait_replicated(std::chrono::milliseconds timeout);
+    bool asynchronous() const noexcept { return stream_ != nullptr; }
+    // The asynchronous replica's lag now and its high-water marks (zero when synchronous).
+    ReplicationLag replication_lag() const;
 
     Result<void> set_attributes(const PoolAttributes& attributes);
     // The caller found the replica to differ from the local pool and left it so: close()
@@ -221,6 +234,22 @@ private:
     Result<void> read_remote(std::span<std::byte> into, std::size_t offset) override;
     void report(protocol::ResyncPhase phase, std::uint64_t done, std::uint64_t total) override;
 
+    // StreamLane: lane 0 carries the stream.
+    bool with_stream_lane(const std::function<void(RecordLane&)>& round) override;
+    void stream_broken(const Error& why) override;
+    // The lanes to ask the target for when the application wants `lanes`.
+    unsigned lanes_with_stream(unsigned lanes) const noexcept;
+    // After the connection came up with connected_lanes_: the stream on the last lane, when
+    // asked for and the target can apply ordered records; sets lane_count_.
+    void start_stream();
+    // Queues the call on the stream: the call's result when it went there, nothing when the
+    // caller is to take the synchronous path (synchronous mode, or out of sync).
+    std::optional<Result<void>> queue_async(std::size_t offset, std::size_t length,
+                                            OrderedStream::Call call);
+    // Close's first step: waits up to RPMEM_TIMEOUT for the replica to hold every persist, then
+    // stops the stream; what it never acknowledged leaves the replica outdated (ETIMEDOUT).
+    Result<void> stop_stream();
+
     Settings settings_;
     Target target_;
     std::string where_; // "host:port" of the control channel, for messages
@@ -228,9 +257,10 @@ private:
     std::span<std::byte> pool_;
     std::size_t data_start_ = 0; // 4096 when the pool has headers (the target owns them)
     bool closed_ = false;
-    bool behind_ = false;  // mark_behind()
-    bool vouched_ = false; // this session may call the replica consistent (see close())
-    unsigned lane_count_ = 0;
+    bool behind_ = false;          // mark_behind()
+    bool vouched_ = false;         // this session may call the replica consistent (see close())
+    unsigned lane_count_ = 0;      // the application's lanes
+    unsigned connected_lanes_ = 0; // on the connection: one more in asynchronous mode
     std::uint64_t generation_ = 0;
     protocol::ReplicaState found_state_ = protocol::ReplicaState::consistent;
     MasterProof proof_;
@@ -243,8 +273,9 @@ private:
     // In the fan-out from a successful create/open until close (or destruction).
     std::optional<SiblingGroup::Membership> fan_out_;
     std::unique_ptr<Connection> connection_; // null while degraded and disconnected
-    std::unique_ptr<LaneGuard[]> guards_;    // lane_count_ of them
-    Recovery recovery_;                      // last: its thread stops before the rest goes
+    std::unique_ptr<LaneGuard[]> guards_;    // connected_lanes_ of them
+    Recovery recovery_;                      // its thread stops before the rest goes
+    std::unique_ptr<OrderedStream> stream_;  // asynchronous mode; last: it stops first
 };
 
 } // namespace rpmem::client

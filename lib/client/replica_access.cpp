@@ -24,8 +24,10 @@
 namespace rpmem::client {
 
 bool Replica::post_ahead(std::size_t offset, std::size_t length, unsigned lane) {
-    if (lane >= lane_count_ || length == 0 || offset < data_start_ || offset >= pool_.size() ||
-        length > pool_.size() - offset || broken_.load(std::memory_order_acquire))
+    // Never onto an asynchronous replica: the range would reach it out of its stream's order.
+    if (stream_ || lane >= lane_count_ || length == 0 || offset < data_start_ ||
+        offset >= pool_.size() || length > pool_.size() - offset ||
+        broken_.load(std::memory_order_acquire))
         return false;
     LaneGuard& guard = guards_[lane];
     const std::unique_lock lock(guard.mutex, std::try_to_lock);
@@ -56,25 +58,27 @@ bool Replica::post_ahead(std::size_t offset, std::size_t length, unsigned lane) 
 // missed extents.
 void Replica::retire_connection(const std::function<void(Range)>& missed) {
     std::vector<std::unique_lock<std::mutex>> held;
-    held.reserve(lane_count_);
-    for (unsigned l = 0; l < lane_count_; ++l) {
+    held.reserve(connected_lanes_);
+    for (unsigned l = 0; l < connected_lanes_; ++l) {
         held.emplace_back(guards_[l].mutex);
         if (const Range pending = guards_[l].take_pending(); pending.length != 0)
             missed(pending);
         guards_[l].ahead.forget(); // posted on the connection that goes now
     }
+    if (stream_)
+        stream_->retire(missed); // its records not acknowledged on the connection that goes
     connection_.reset();
 }
 
 Result<void> Replica::reconnect(std::uint64_t generation, const std::function<void()>& installed) {
-    auto reconnected = connect(false, lane_count_, nullptr, generation);
-    if (reconnected && (*reconnected)->lanes->size() < lane_count_)
+    auto reconnected = connect(false, connected_lanes_, nullptr, generation);
+    if (reconnected && (*reconnected)->lanes->size() < connected_lanes_)
         reconnected = fail(EAGAIN, fmt::format("the target granted {} of the {} lanes",
-                                               (*reconnected)->lanes->size(), lane_count_));
+                                               (*reconnected)->lanes->size(), connected_lanes_));
     if (!reconnected)
         return fail(std::move(reconnected.error()));
     std::vector<std::unique_lock<std::mutex>> held;
-    for (unsigned l = 0; l < lane_count_; ++l)
+    for (unsigned l = 0; l < connected_lanes_; ++l)
         held.emplace_back(guards_[l].mutex);
     connection_ = std::move(*reconnected);
     installed();

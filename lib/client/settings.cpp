@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "base/config_text.h"
+#include "poolset/parser.h"
 
 namespace rpmem::client {
 
@@ -136,6 +137,32 @@ const std::map<std::string_view, SettingSetter>& setters() {
              return {};
          }},
         {"fan-out", [](std::string_view v, Settings& s) { return set_switch(v, s.fan_out); }},
+        {"replication",
+         [](std::string_view v, Settings& s) -> Result<void> {
+             if (v == "sync")
+                 s.replication = Replication::sync;
+             else if (v == "async")
+                 s.replication = Replication::async;
+             else
+                 return fail(EINVAL, fmt::format("expected sync or async, got '{}'", v));
+             return {};
+         }},
+        {"max-lag",
+         [](std::string_view v, Settings& s) -> Result<void> {
+             auto size = poolset::parse_size(v);
+             // At least one message's worth; at most what a client would hold in memory.
+             constexpr std::uint64_t kMin = 64 * 1024, kMax = 1ULL << 30;
+             if (!size || *size < kMin || *size > kMax)
+                 return fail(EINVAL, fmt::format("expected a size from 64K to 1G (e.g. 8M), got "
+                                                 "'{}'",
+                                                 v));
+             s.max_lag = *size;
+             return {};
+         }},
+        {"max-lag-time",
+         [](std::string_view v, Settings& s) {
+             return set_duration(v, s.max_lag_time, std::chrono::hours(1));
+         }},
         {"spin-us",
          [](std::string_view v, Settings& s) {
              return set_duration(v, s.spin, std::chrono::seconds(1), std::chrono::microseconds(0));

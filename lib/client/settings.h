@@ -19,6 +19,13 @@ enum class FailurePolicy {
     continue_degraded, // "continue": the replica goes degraded, resyncs when it is back
 };
 
+// How persists reach a replica (RPMEM_REPLICATION, replication).
+enum class Replication {
+    sync,  // a persist returns once the replica acknowledged it
+    async, // once it is queued, in order (client/ordered_stream.h): the replica is always a
+           // prefix of the persists, at most max_lag bytes and max_lag_time behind
+};
+
 // Everything the client side is configured with. Read once, at the edge (the C ABI's first
 // call, a tool's main), from the environment and an optional client config file; passed down
 // by value afterwards. Nothing deeper calls getenv.
@@ -50,6 +57,11 @@ struct Settings {
     // RPMEM_FAN_OUT: a persist on one replica also posts it to its siblings, whose own calls
     // then only wait (client/sibling_group.h); 0 persists to each replica in its own call.
     bool fan_out = true;
+
+    Replication replication = Replication::sync; // RPMEM_REPLICATION: sync or async
+    // Async only: how far the replica may fall behind before a persist waits (back-pressure).
+    std::uint64_t max_lag = 8ULL << 20;           // RPMEM_MAX_LAG: queued bytes (K, M, G suffixes)
+    std::chrono::milliseconds max_lag_time{1000}; // RPMEM_MAX_LAG_TIME: age of the oldest
 
     // Where librpmem's log goes (client/logger.h): the system log at info by default; stderr
     // when only a level is given; a file when one is named.

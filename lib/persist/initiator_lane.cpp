@@ -155,7 +155,8 @@ Result<void> InitiatorLane::wait_until(Done&& done, const char* step) {
 
 Result<void> InitiatorLane::send_one(LaneOperation operation, std::size_t offset,
                                      std::size_t length, bool acknowledge,
-                                     std::span<const protocol::LaneRange> list) {
+                                     std::span<const protocol::LaneRange> list,
+                                     std::span<const std::byte> records) {
     // A free slot of ours, and a free receive buffer at the target (credits).
     const unsigned slot = next_send_slot_;
     if (auto room = wait_until([&] { return !send_busy_[slot] && credits_.has_credit(); },
@@ -176,6 +177,8 @@ Result<void> InitiatorLane::send_one(LaneOperation operation, std::size_t offset
         std::memcpy(message + kLaneHeaderSize, pool_.data() + offset, length);
     else if (operation == LaneOperation::flush_list)
         protocol::encode(list, {message + kLaneHeaderSize, length});
+    else if (operation == LaneOperation::persist_records)
+        std::memcpy(message + kLaneHeaderSize, records.data(), length);
     protocol::encode(request, {message, kLaneHeaderSize});
     const std::size_t size = kLaneHeaderSize + (request.carries_payload() ? length : 0);
 
@@ -294,6 +297,20 @@ Result<void> InitiatorLane::flush_ranges(std::span<const protocol::LaneRange> ra
             return sent;
     }
     return {};
+}
+
+Result<std::uint32_t> InitiatorLane::send_records(std::span<const std::byte> records,
+                                                  std::uint64_t behind) {
+    if (auto sent =
+            send_one(LaneOperation::persist_records, behind, records.size(), true, {}, records);
+        !sent)
+        return fail(std::move(sent.error()));
+    return credits_.last_sent();
+}
+
+Result<void> InitiatorLane::wait_acknowledged(std::uint32_t sequence) {
+    return wait_until([&] { return credits_.acknowledged(sequence); },
+                      "waiting for the target's acknowledgement of queued records");
 }
 
 Result<void> InitiatorLane::drain() {

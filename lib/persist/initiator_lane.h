@@ -68,6 +68,16 @@ public:
     // ranges). Only to a target that announced Capability::flush_list. drain() waits for them.
     Result<void> flush_ranges(std::span<const protocol::LaneRange> ranges);
     Result<void> drain();
+    // Sends a persist_records message carrying `records` (encoded records, at most
+    // inline_size() bytes) that asks for its acknowledgement, and returns its sequence number;
+    // `behind`: the bytes the caller still has queued after it (the message's offset field).
+    // Waits only for a buffer and a credit.
+    Result<std::uint32_t> send_records(std::span<const std::byte> records, std::uint64_t behind);
+    // Waits until message `sequence` and every one before it is acknowledged.
+    Result<void> wait_acknowledged(std::uint32_t sequence);
+    bool acknowledged(std::uint32_t sequence) const noexcept {
+        return credits_.acknowledged(sequence);
+    }
     Result<void> read(std::span<std::byte> into, std::size_t offset);
 
     // The most one message carries inline (a strict persist of at most this is one message).
@@ -89,9 +99,11 @@ private:
 
     Result<void> send_messages(protocol::LaneOperation operation, std::size_t offset,
                                std::size_t length, bool acknowledge_last);
-    // `list`: a flush_list's ranges (`length` is then their encoded size).
+    // `list`: a flush_list's ranges, `records`: a persist_records message's data (`length` is
+    // then their encoded size).
     Result<void> send_one(protocol::LaneOperation operation, std::size_t offset, std::size_t length,
-                          bool acknowledge, std::span<const protocol::LaneRange> list = {});
+                          bool acknowledge, std::span<const protocol::LaneRange> list = {},
+                          std::span<const std::byte> records = {});
     Result<void> write_range(std::size_t offset, std::size_t length, bool commit);
     Result<void> read_remote(std::size_t buffer_offset, std::size_t length,
                              std::uint64_t remote_offset);

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <string_view>
+#include <vector>
 #endif
 
 namespace rpmem::persist {
@@ -28,11 +29,50 @@ bool skip_this_persist() noexcept {
     return ack_without_persist && inline_persists.fetch_add(1, std::memory_order_relaxed) % 7 == 6;
 }
 
+// RPMEM_FAILPOINT=apply-records-reversed applies each persist_records message's records last
+// first: the replica is then no prefix of what was sent, which the asynchronous replication
+// test must catch.
+const bool apply_records_reversed = failpoint_is("apply-records-reversed");
+
 } // namespace
 #endif
 
 using protocol::LaneOperation;
 using protocol::LaneReply;
+
+// In order, each record durable before the next is written: whatever moment the target stops
+// at, the pool holds a prefix of the records (with 8-byte atomicity inside the one being
+// applied).
+Result<void> RequestHandler::apply_records(std::span<const std::byte> message, std::uint64_t length,
+                                           std::uint64_t& applied) const noexcept {
+    std::span<std::byte> pool = pool_.bytes();
+    const auto apply = [&](std::size_t at) -> Result<void> {
+        const protocol::LaneRecord record = protocol::lane_record_at(message, at);
+        applied += record.length;
+        copy_aligned_words(pool.data() + record.offset,
+                           protocol::lane_record_data(message, at, record).data(), record.length);
+        return (record.flags & protocol::kRecordDeep) != 0
+                   ? pool_.deep_persist(record.offset, record.length)
+                   : pool_.persist(record.offset, record.length);
+    };
+#ifdef RPMEM_FAILPOINTS
+    if (apply_records_reversed) {
+        std::vector<std::size_t> starts;
+        for (std::size_t at = 0; at < length;
+             at += protocol::lane_record_size(protocol::lane_record_at(message, at).length))
+            starts.push_back(at);
+        Result<void> done;
+        for (auto at = starts.rbegin(); at != starts.rend() && done; ++at)
+            done = apply(*at);
+        return done;
+    }
+#endif
+    Result<void> done;
+    for (std::size_t at = 0; at < length && done;
+         at += protocol::lane_record_size(protocol::lane_record_at(message, at).length))
+        done = apply(at);
+    return done;
+}
 
 RequestHandler::Outcome RequestHandler::handle(std::span<const std::byte> message) noexcept {
     auto [sequence, request] = protocol::decode_lane_request(message, limits_);
@@ -42,7 +82,7 @@ RequestHandler::Outcome RequestHandler::handle(std::span<const std::byte> messag
 
     std::span<std::byte> pool = pool_.bytes();
     Result<void> done;
-    std::uint64_t listed = 0; // a flush_list's bytes
+    std::uint64_t listed = 0; // a flush_list's or a record list's bytes
     switch (request->operation) {
     case LaneOperation::persist_inline:
     case LaneOperation::deep_persist_inline:
@@ -69,6 +109,9 @@ RequestHandler::Outcome RequestHandler::handle(std::span<const std::byte> messag
             listed += range.length;
         }
         break;
+    case LaneOperation::persist_records:
+        done = apply_records(message, request->length, listed);
+        break;
     case LaneOperation::barrier:
         break;
     }
@@ -78,7 +121,8 @@ RequestHandler::Outcome RequestHandler::handle(std::span<const std::byte> messag
     std::uint64_t durable = request->length;
     if (request->operation == LaneOperation::barrier)
         durable = 0;
-    else if (request->operation == LaneOperation::flush_list)
+    else if (request->operation == LaneOperation::flush_list ||
+             request->operation == LaneOperation::persist_records)
         durable = listed;
     if (request->wants_ack())
         return {LaneReply{sequence, 0}, false, durable};

@@ -49,6 +49,10 @@ public:
     Outcome handle(std::span<const std::byte> message) noexcept;
 
 private:
+    // Applies a persist_records message's records; `applied` grows by their data's bytes.
+    Result<void> apply_records(std::span<const std::byte> message, std::uint64_t length,
+                               std::uint64_t& applied) const noexcept;
+
     const TargetPool& pool_;
     protocol::LaneLimits limits_;
 };

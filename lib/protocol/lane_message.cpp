@@ -2,6 +2,8 @@
 #include "protocol/lane_message.h"
 
 #include <cerrno>
+#include <cstring>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -13,7 +15,7 @@ namespace {
 
 bool known(std::uint8_t operation) noexcept {
     return operation >= static_cast<std::uint8_t>(LaneOperation::persist_inline) &&
-           operation <= static_cast<std::uint8_t>(LaneOperation::flush_list);
+           operation <= static_cast<std::uint8_t>(LaneOperation::persist_records);
 }
 
 // The target's one range check: inside the pool and clear of its protected prefix.
@@ -43,6 +45,43 @@ Result<void> check_flush_list(std::span<const std::byte> message, const LaneRequ
         if (auto inside = check_range(range.offset, range.length, limits); !inside)
             return fail(
                 std::move(inside.error()).add_context(fmt::format("flush list range {}", i)));
+    }
+    return {};
+}
+
+// Every record whole, its padding and reserved bytes zero, its flags known, its range inside
+// the pool: the target then applies them without another check.
+Result<void> check_records(std::span<const std::byte> message, const LaneRequest& request,
+                           const LaneLimits& limits) {
+    if (request.length == 0)
+        return fail(EPROTO, "record list carries no record", ErrorSource::protocol);
+    const std::byte* data = message.data() + kLaneHeaderSize;
+    std::size_t index = 0;
+    for (std::size_t at = 0; at < request.length; ++index) {
+        const std::string which = fmt::format("record {} (at byte {})", index, at);
+        if (request.length - at < kLaneRecordHeaderSize)
+            return fail(EPROTO, which + ": shorter than its header", ErrorSource::protocol);
+        const LaneRecord record = lane_record_at(message, at);
+        if ((record.flags & ~kRecordDeep) != 0)
+            return fail(EPROTO, fmt::format("{}: unknown flags {:#x}", which, record.flags),
+                        ErrorSource::protocol);
+        if (load_le<std::uint8_t>(data + at + 13) != 0 ||
+            load_le<std::uint16_t>(data + at + 14) != 0)
+            return fail(EPROTO, which + ": non-zero reserved bytes", ErrorSource::protocol);
+        if (record.length == 0)
+            return fail(EPROTO, which + ": no data", ErrorSource::protocol);
+        const std::size_t size = lane_record_size(record.length);
+        if (size > request.length - at)
+            return fail(EPROTO,
+                        fmt::format("{}: says {} bytes of data, only {} follow", which,
+                                    record.length, request.length - at - kLaneRecordHeaderSize),
+                        ErrorSource::protocol);
+        for (std::size_t pad = kLaneRecordHeaderSize + record.length; pad < size; ++pad)
+            if (data[at + pad] != std::byte{0})
+                return fail(EPROTO, which + ": non-zero padding", ErrorSource::protocol);
+        if (auto inside = check_range(record.offset, record.length, limits); !inside)
+            return fail(std::move(inside.error()).add_context(which));
+        at += size;
     }
     return {};
 }
@@ -84,9 +123,13 @@ Result<LaneRequest> validate(std::span<const std::byte> message, const LaneLimit
                     ErrorSource::protocol);
     }
 
-    auto checked = request.operation == LaneOperation::flush_list
-                       ? check_flush_list(message, request, limits)
-                       : check_range(request.offset, request.length, limits);
+    Result<void> checked;
+    if (request.operation == LaneOperation::flush_list)
+        checked = check_flush_list(message, request, limits);
+    else if (request.operation == LaneOperation::persist_records)
+        checked = check_records(message, request, limits);
+    else
+        checked = check_range(request.offset, request.length, limits);
     if (!checked)
         return fail(std::move(checked.error()));
     return request;
@@ -119,6 +162,29 @@ void encode(std::span<const LaneRange> ranges, std::span<std::byte> out) noexcep
         store_le(o + 8, range.length);
         o += kLaneRangeSize;
     }
+}
+
+void encode(const LaneRecord& record, std::span<const std::byte> data,
+            std::span<std::byte> out) noexcept {
+    std::byte* o = out.data();
+    store_le(o, record.offset);
+    store_le(o + 8, record.length);
+    store_le(o + 12, record.flags);
+    std::memset(o + 13, 0, 3);
+    std::memcpy(o + kLaneRecordHeaderSize, data.data(), record.length);
+    const std::size_t end = kLaneRecordHeaderSize + record.length;
+    std::memset(o + end, 0, lane_record_size(record.length) - end);
+}
+
+LaneRecord lane_record_at(std::span<const std::byte> message, std::size_t at) noexcept {
+    const std::byte* in = message.data() + kLaneHeaderSize + at;
+    return {load_le<std::uint64_t>(in), load_le<std::uint32_t>(in + 8),
+            load_le<std::uint8_t>(in + 12)};
+}
+
+std::span<const std::byte> lane_record_data(std::span<const std::byte> message, std::size_t at,
+                                            const LaneRecord& record) noexcept {
+    return message.subspan(kLaneHeaderSize + at + kLaneRecordHeaderSize, record.length);
 }
 
 LaneRange flush_list_range(std::span<const std::byte> message, std::size_t index) noexcept {

@@ -19,6 +19,10 @@ namespace rpmem::protocol {
 //     2  u16 reserved (0)
 //   flush_list data (a request's `length` bytes; its `offset` is 0): kLaneRangeSize bytes per range
 //     0  u64 offset         8  u64 length
+//   persist_records data (a request's `length` bytes; its `offset` is the initiator's queued
+//   bytes behind this message when it sent it): records, each kLaneRecordHeaderSize bytes, then
+//   its `length` bytes of pool data, then zeros up to a multiple of 8
+//     0  u64 offset         8  u32 length     12 u8 flags (kRecordDeep)   13 u8[3] reserved (0)
 //   reply (kLaneReplySize bytes)
 //     0  u32 sequence       4  u32 status (0 or a positive errno)   8 u64 reserved (0)
 //
@@ -33,6 +37,11 @@ enum class LaneOperation : std::uint8_t {
     // batch of scattered writes (a resync's) costs one message. Only to a target that
     // announced Capability::flush_list.
     flush_list = 6,
+    // Data follows: records of pool bytes, applied in order, each copied with 8-byte stores
+    // and flushed before the next one is touched, so that the replica always equals a prefix
+    // of the records sent on the lane (asynchronous replication, client/ordered_stream.h).
+    // Only to a target that announced Capability::ordered_records.
+    persist_records = 7,
 };
 
 inline constexpr std::uint8_t kAckRequested = 1; // the target replies once this is done
@@ -51,7 +60,8 @@ struct LaneRequest {
     }
     // Anything follows the header: pool bytes or a flush_list's ranges.
     bool carries_payload() const noexcept {
-        return carries_data() || operation == LaneOperation::flush_list;
+        return carries_data() || operation == LaneOperation::flush_list ||
+               operation == LaneOperation::persist_records;
     }
     bool wants_ack() const noexcept { return (flags & kAckRequested) != 0; }
 };
@@ -70,6 +80,21 @@ struct LaneRange {
     std::uint64_t offset = 0;
     std::uint64_t length = 0;
 };
+
+inline constexpr std::size_t kLaneRecordHeaderSize = 16;
+inline constexpr std::uint8_t kRecordDeep = 1; // flushed to the deepest domain
+
+// One record of a persist_records message: where its bytes go.
+struct LaneRecord {
+    std::uint64_t offset = 0;
+    std::uint32_t length = 0;
+    std::uint8_t flags = 0;
+};
+
+// The bytes a record of `length` bytes of data takes in a message.
+constexpr std::size_t lane_record_size(std::size_t length) noexcept {
+    return kLaneRecordHeaderSize + (length + 7) / 8 * 8;
+}
 
 // The shape of a lane's traffic, shared by both halves.
 // Messages a lane may have sent but not yet seen acknowledged: the target keeps this many
@@ -90,6 +115,10 @@ void encode(const LaneRequest& request, std::span<std::byte> out) noexcept;
 void encode(const LaneReply& reply, std::span<std::byte> out) noexcept;
 // Writes `ranges` as a flush_list's data into `out` (kLaneRangeSize bytes each).
 void encode(std::span<const LaneRange> ranges, std::span<std::byte> out) noexcept;
+// Writes one record with `data` (record.length bytes) into `out`
+// (lane_record_size(record.length) bytes), padding included.
+void encode(const LaneRecord& record, std::span<const std::byte> data,
+            std::span<std::byte> out) noexcept;
 
 // What the receiving lane allows: `pool_size` bounds the range, `inline_limit` the inline data,
 // and no range may reach below `protected_prefix` (the pool header, which the target does not
@@ -113,6 +142,14 @@ constexpr std::size_t flush_list_size(const LaneRequest& request) noexcept {
     return static_cast<std::size_t>(request.length / kLaneRangeSize);
 }
 LaneRange flush_list_range(std::span<const std::byte> message, std::size_t index) noexcept;
+
+// The record at byte `at` of a persist_records message's data (`message` as received, after
+// decode_lane_request accepted it: every record is then whole, padded and inside the pool);
+// `at` 0 is the first, and the next one is at `at + lane_record_size(record.length)`.
+LaneRecord lane_record_at(std::span<const std::byte> message, std::size_t at) noexcept;
+// A record's data, as lane_record_at found it at `at`.
+std::span<const std::byte> lane_record_data(std::span<const std::byte> message, std::size_t at,
+                                            const LaneRecord& record) noexcept;
 
 Result<LaneReply> decode_lane_reply(std::span<const std::byte> message);
 

@@ -35,11 +35,15 @@ enum class Capability : std::uint64_t {
     heartbeat = 1ULL << 0,  // answers Ping with Pong at any time, even while a request runs
     status = 1ULL << 1,     // understands StatusRequest
     flush_list = 1ULL << 2, // its lanes take LaneOperation::flush_list
+    // its lanes take LaneOperation::persist_records (asynchronous replication)
+    ordered_records = 1ULL << 3,
 };
 
-inline constexpr std::uint64_t kCapabilities = static_cast<std::uint64_t>(Capability::heartbeat) |
-                                               static_cast<std::uint64_t>(Capability::status) |
-                                               static_cast<std::uint64_t>(Capability::flush_list);
+inline constexpr std::uint64_t kCapabilities =
+    static_cast<std::uint64_t>(Capability::heartbeat) |
+    static_cast<std::uint64_t>(Capability::status) |
+    static_cast<std::uint64_t>(Capability::flush_list) |
+    static_cast<std::uint64_t>(Capability::ordered_records);
 
 constexpr bool has_capability(std::uint64_t set, Capability capability) noexcept {
     return (set & static_cast<std::uint64_t>(capability)) != 0;

@@ -37,11 +37,16 @@ public:
         bool operator==(const Flush&) const = default;
     };
     mutable std::vector<Flush> flushes;
+    // The pool's bytes at each flush, when asked (what a crash right after it would leave).
+    bool snapshot = false;
+    mutable std::vector<std::vector<std::byte>> snapshots;
     int fail_with = 0;
 
 private:
     rpmem::Result<void> record(std::uint64_t offset, std::uint64_t length, bool deep) const {
         flushes.push_back({offset, length, deep});
+        if (snapshot)
+            snapshots.push_back(bytes_);
         if (fail_with != 0)
             return rpmem::fail(rpmem::Error::from_errno(fail_with, "msync"));
         return {};
@@ -153,6 +158,68 @@ TEST_CASE("a flush list flushes every range it names, in order, and counts their
     auto failed = handler.handle(message(
         {.operation = protocol::LaneOperation::flush_list, .sequence = 5, .length = list.size()},
         list));
+    REQUIRE(failed.reply);
+    CHECK(failed.reply->status == EIO);
+    CHECK(pool.flushes.size() == 1);
+}
+
+std::vector<std::byte> records(std::initializer_list<std::pair<protocol::LaneRecord, int>> list) {
+    std::vector<std::byte> out;
+    for (const auto& [record, seed] : list) {
+        const std::size_t at = out.size();
+        out.resize(at + protocol::lane_record_size(record.length));
+        protocol::encode(record, pattern(record.length, seed), std::span(out).subspan(at));
+    }
+    return out;
+}
+
+TEST_CASE("a record list is applied in order, each record flushed before the next is written") {
+    MemoryPool pool(64 * 1024);
+    pool.snapshot = true;
+    RequestHandler handler(pool, 4096, 4096);
+    // The second record overwrites part of the first: order decides what the pool holds.
+    auto list = records({{{8192, 100, 0}, 1}, {{8200, 16, protocol::kRecordDeep}, 2}});
+    auto outcome = handler.handle(message({.operation = protocol::LaneOperation::persist_records,
+                                           .flags = protocol::kAckRequested,
+                                           .sequence = 6,
+                                           .offset = 777, // the initiator's lag: not a range
+                                           .length = list.size()},
+                                          list));
+    REQUIRE(outcome.reply);
+    CHECK(outcome.reply->sequence == 6);
+    CHECK(outcome.reply->status == 0);
+    CHECK_FALSE(outcome.close_lane);
+    CHECK(outcome.persisted_bytes == 116);
+    CHECK(pool.flushes == std::vector<MemoryPool::Flush>{{8192, 100, false}, {8200, 16, true}});
+    const auto first = pattern(100, 1);
+    const auto second = pattern(16, 2);
+    // At the first flush: the first record whole, nothing of the second.
+    REQUIRE(pool.snapshots.size() == 2);
+    CHECK(std::memcmp(pool.snapshots[0].data() + 8192, first.data(), 100) == 0);
+    // At the end: the second record over the first.
+    std::vector<std::byte> expected = first;
+    std::memcpy(expected.data() + 8, second.data(), 16);
+    CHECK(std::memcmp(pool.bytes().data() + 8192, expected.data(), 100) == 0);
+
+    // A bad record refuses the whole message before anything is written.
+    pool.flushes.clear();
+    auto hostile = records({{{16384, 8, 0}, 3}, {{0, 8, 0}, 4}});
+    auto refused = handler.handle(message({.operation = protocol::LaneOperation::persist_records,
+                                           .sequence = 7,
+                                           .length = hostile.size()},
+                                          hostile));
+    REQUIRE(refused.reply);
+    CHECK(refused.reply->status == EINVAL);
+    CHECK(refused.close_lane);
+    CHECK(pool.flushes.empty());
+    CHECK(pool.bytes()[16384] == std::byte{0});
+
+    // A failing flush stops the list there, answered with its errno.
+    pool.fail_with = EIO;
+    auto failed = handler.handle(message({.operation = protocol::LaneOperation::persist_records,
+                                          .sequence = 8,
+                                          .length = list.size()},
+                                         list));
     REQUIRE(failed.reply);
     CHECK(failed.reply->status == EIO);
     CHECK(pool.flushes.size() == 1);

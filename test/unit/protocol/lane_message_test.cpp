@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -150,7 +151,7 @@ TEST_CASE("hostile requests are refused, naming what is wrong") {
         Case{std::vector<std::byte>(kLaneHeaderSize - 1), EPROTO,
              "shorter than its 32-byte header"},
         Case{with([](auto& m) { m[0] = std::byte{0}; }), EPROTO, "unknown operation 0"},
-        Case{with([](auto& m) { m[0] = std::byte{7}; }), EPROTO, "unknown operation 7"},
+        Case{with([](auto& m) { m[0] = std::byte{8}; }), EPROTO, "unknown operation 8"},
         Case{with([](auto& m) { m[1] = std::byte{2}; }), EPROTO, "unknown flags 0x2"},
         Case{with([](auto& m) { m[2] = std::byte{1}; }), EPROTO, "reserved"},
         Case{with([](auto& m) { m[31] = std::byte{1}; }), EPROTO, "reserved"},
@@ -173,6 +174,102 @@ TEST_CASE("hostile requests are refused, naming what is wrong") {
                                  .length = 8},
                      8),
              EINVAL, "overlaps the pool header"});
+    auto decoded = decode_lane_request(message, kLimits).result;
+    REQUIRE_FALSE(decoded);
+    CHECK(decoded.error().errno_value() == error);
+    CHECK_THAT(decoded.error().message(), Catch::Contains(text));
+}
+
+namespace {
+
+// A persist_records message of `records`, each with `fill` as its data.
+std::vector<std::byte> record_message(const std::vector<LaneRecord>& records,
+                                      std::byte fill = std::byte{0xab}, std::uint64_t behind = 0) {
+    std::size_t size = 0;
+    for (const LaneRecord& record : records)
+        size += lane_record_size(record.length);
+    auto message = encoded({.operation = LaneOperation::persist_records,
+                            .flags = kAckRequested,
+                            .sequence = 9,
+                            .offset = behind,
+                            .length = size},
+                           size);
+    std::size_t at = kLaneHeaderSize;
+    for (const LaneRecord& record : records) {
+        const std::vector<std::byte> data(record.length, fill);
+        encode(record, data, std::span(message).subspan(at));
+        at += lane_record_size(record.length);
+    }
+    return message;
+}
+
+} // namespace
+
+TEST_CASE("a record list round-trips, padded to 8 bytes, its offset field free for the lag") {
+    const std::vector<LaneRecord> records{
+        {kHeader, 3, 0}, {kPool - 16, 16, kRecordDeep}, {kHeader + 1, 9, 0}};
+    auto message = record_message(records, std::byte{0xab}, 123456);
+    // Golden bytes of the first record: offset, length, flags, reserved, 3 bytes, 5 of padding.
+    CHECK(std::vector<std::byte>(message.begin() + kLaneHeaderSize,
+                                 message.begin() + kLaneHeaderSize + lane_record_size(3)) ==
+          bytes({0,    0x10, 0,    0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, //
+                 0xab, 0xab, 0xab, 0, 0, 0, 0, 0}));
+    auto decoded = decode_lane_request(message, kLimits).result;
+    REQUIRE(decoded);
+    CHECK(decoded->offset == 123456);
+    CHECK(decoded->wants_ack());
+    std::size_t at = 0;
+    for (const LaneRecord& expected : records) {
+        REQUIRE(at < decoded->length);
+        const LaneRecord record = lane_record_at(message, at);
+        CHECK(record.offset == expected.offset);
+        CHECK(record.length == expected.length);
+        CHECK(record.flags == expected.flags);
+        const auto data = lane_record_data(message, at, record);
+        CHECK(data.size() == expected.length);
+        CHECK(std::all_of(data.begin(), data.end(),
+                          [](std::byte b) { return b == std::byte{0xab}; }));
+        at += lane_record_size(record.length);
+    }
+    CHECK(at == decoded->length);
+}
+
+TEST_CASE("hostile record lists are refused, naming the record and what is wrong") {
+    struct Case {
+        std::vector<std::byte> message;
+        int error;
+        const char* text;
+    };
+    const auto two = [](auto change) {
+        auto message = record_message({{kHeader, 8, 0}, {kHeader * 2, 5, 0}});
+        change(message);
+        return message;
+    };
+    constexpr std::size_t second = kLaneHeaderSize + 16 + 8; // where record 1 starts
+    auto [message, error, text] = GENERATE_COPY(
+        Case{record_message({}), EPROTO, "record list carries no record"},
+        Case{two([](auto& m) { m[second + 12] = std::byte{2}; }), EPROTO,
+             "record 1 (at byte 24): unknown flags 0x2"},
+        Case{two([](auto& m) { m[second + 14] = std::byte{1}; }), EPROTO,
+             "record 1 (at byte 24): non-zero reserved bytes"},
+        Case{two([&](auto& m) { m[second + 16 + 6] = std::byte{1}; }), EPROTO,
+             "record 1 (at byte 24): non-zero padding"},
+        Case{two([&](auto& m) { m[second + 8] = std::byte{0}; }), EPROTO,
+             "record 1 (at byte 24): no data"},
+        Case{two([&](auto& m) { m[second + 8] = std::byte{9}; }), EPROTO,
+             "record 1 (at byte 24): says 9 bytes of data, only 8 follow"},
+        Case{record_message({{0, 8, 0}}), EINVAL, "record 0 (at byte 0): range [0, +8) overlaps"},
+        Case{record_message({{kHeader, 8, 0}, {kPool - 4, 8, 0}}), EINVAL,
+             "record 1 (at byte 24): range [1048572, +8) is outside"},
+        Case{[] {
+                 auto m = record_message({{kHeader, 8, 0}});
+                 m.resize(m.size() + 8); // a header's half behind the last record
+                 m[16] = std::byte{32};
+                 return m;
+             }(),
+             EPROTO, "record 1 (at byte 24): shorter than its header"},
+        Case{record_message({{kHeader, static_cast<std::uint32_t>(kInline), 0}}), EPROTO,
+             "more than the lane's 4096"});
     auto decoded = decode_lane_request(message, kLimits).result;
     REQUIRE_FALSE(decoded);
     CHECK(decoded.error().errno_value() == error);
