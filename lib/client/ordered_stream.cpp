@@ -243,7 +243,8 @@ ReplicationLag OrderedStream::lag() const {
             .max_bytes = max_bytes_,
             .max_age = duration_cast<microseconds>(max_age_),
             .records = records_,
-            .messages = messages_};
+            .messages = messages_,
+            .acknowledged_lag = acknowledged_lag_};
 }
 
 std::optional<Error> OrderedStream::round(RecordLane& lane) {
@@ -270,7 +271,14 @@ std::optional<Error> OrderedStream::round(RecordLane& lane) {
     lock.lock();
     if (!acknowledged)
         return std::move(acknowledged.error());
+    const Clock::time_point now = Clock::now();
     while (!in_flight_.empty() && lane.acknowledged(in_flight_.front().sequence)) {
+        const auto lag =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(now - in_flight_.front().queued)
+                .count();
+        const std::uint64_t ns = lag > 0 ? static_cast<std::uint64_t>(lag) : 0;
+        ++acknowledged_lag_.counts[protocol::LatencyHistogram::bucket_of(ns)];
+        acknowledged_lag_.sum_ns += ns;
         acknowledged_ = in_flight_.front().end;
         free_.push_back(std::move(in_flight_.front()));
         in_flight_.pop_front();

@@ -17,6 +17,7 @@
 #include "client/dirty_extents.h"
 #include "client/recovery.h"
 #include "client/session_usage.h"
+#include "protocol/latency_histogram.h"
 
 namespace rpmem::client {
 
@@ -53,6 +54,8 @@ struct ReplicationLag {
     std::chrono::microseconds max_age{0};
     std::uint64_t records = 0;  // queued since open (a persist is one or more)
     std::uint64_t messages = 0; // persist_records messages sent
+    // The lag each acknowledgement ended: the age of its message's oldest record.
+    protocol::LatencyHistogram acknowledged_lag;
 };
 
 // Asynchronous replication of one replica (RPMEM_REPLICATION=async): persists are queued as
@@ -167,6 +170,7 @@ private:
     std::uint64_t acknowledged_ = 0;
     std::uint64_t records_ = 0;
     UsageCounters usage_;
+    protocol::LatencyHistogram acknowledged_lag_;
     std::uint64_t messages_ = 0;
     std::uint64_t max_bytes_ = 0;
     Clock::duration max_age_{};

@@ -352,8 +352,15 @@ SessionUsage Replica::usage() const {
         const std::lock_guard lock(guards_[l].mutex);
         total += guards_[l].usage;
     }
-    if (stream_)
+    if (stream_) {
         total += stream_->usage(); // the calls that went asynchronously
+        const ReplicationLag lag = stream_->lag();
+        total.asynchronous = true;
+        total.lag_p50_us = lag.acknowledged_lag.quantile_upper_bound_ns(0.5) / 1000;
+        total.lag_p99_us = lag.acknowledged_lag.quantile_upper_bound_ns(0.99) / 1000;
+        total.max_lag_us = static_cast<std::uint64_t>(lag.max_age.count());
+        total.max_lag_bytes = lag.max_bytes;
+    }
     return total;
 }
 

@@ -27,6 +27,11 @@ nlohmann::json to_json(const SessionUsage& usage) {
         {"reads", usage.reads},
         {"bytes", usage.bytes},
         {"posted_by_sibling", usage.posted_by_sibling},
+        {"asynchronous", usage.asynchronous},
+        {"lag_p50_us", usage.lag_p50_us},
+        {"lag_p99_us", usage.lag_p99_us},
+        {"max_lag_us", usage.max_lag_us},
+        {"max_lag_bytes", usage.max_lag_bytes},
     };
 }
 
@@ -42,6 +47,12 @@ SessionUsage from_json(const nlohmann::json& record) {
     record.at("reads").get_to(usage.reads);
     record.at("bytes").get_to(usage.bytes);
     record.at("posted_by_sibling").get_to(usage.posted_by_sibling);
+    // Records from before asynchronous replication have none of these.
+    usage.asynchronous = record.value("asynchronous", false);
+    usage.lag_p50_us = record.value("lag_p50_us", std::uint64_t{0});
+    usage.lag_p99_us = record.value("lag_p99_us", std::uint64_t{0});
+    usage.max_lag_us = record.value("max_lag_us", std::uint64_t{0});
+    usage.max_lag_bytes = record.value("max_lag_bytes", std::uint64_t{0});
     return usage;
 }
 

@@ -31,6 +31,13 @@ struct SessionUsage : UsageCounters {
     std::string target;   // "host:port" as the application named it
     std::string pool_set; // the remote pool set's name
     unsigned lanes = 0;
+    // Asynchronous replication only (all 0 otherwise): the lag each acknowledgement ended (the
+    // age of its message's oldest record), as bucket upper bounds, and the high-water marks.
+    bool asynchronous = false;
+    std::uint64_t lag_p50_us = 0;
+    std::uint64_t lag_p99_us = 0;
+    std::uint64_t max_lag_us = 0;
+    std::uint64_t max_lag_bytes = 0;
 
     friend bool operator==(const SessionUsage&, const SessionUsage&) = default;
 };

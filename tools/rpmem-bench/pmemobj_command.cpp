@@ -63,6 +63,8 @@ struct PmemobjOptions {
     double gap_us = 0;
     bool busy_poll = false;  // both sides spin without end: the figure the defaults are held to
     std::string reply_delay; // every rpmemd's inject-reply-delay (a longer link); empty: none
+    std::string replication = "sync"; // librpmem's RPMEM_REPLICATION for every replicated row
+    std::string max_lag;              // RPMEM_MAX_LAG; empty: librpmem's default
     fs::path rpmemd;
     fs::path librpmem;
     fs::path pmdk_peer; // a PMDK 1.12 build tree, or empty
@@ -238,6 +240,15 @@ public:
         ::setenv("RPMEM_USAGE_FILE", usage_file.c_str(), 1);
         if (options_.busy_poll)
             ::setenv("RPMEM_SPIN_US", "1000000", 1); // its most, 1 s
+        ::setenv("RPMEM_REPLICATION", options_.replication.c_str(), 1);
+        if (!options_.max_lag.empty())
+            ::setenv("RPMEM_MAX_LAG", options_.max_lag.c_str(), 1);
+        report.context.emplace_back(
+            "replication",
+            options_.replication == "async"
+                ? fmt::format("async (RPMEM_MAX_LAG {})",
+                              options_.max_lag.empty() ? "default 8M" : options_.max_lag)
+                : std::string("sync"));
 
         {
             auto created = WorkloadPool::create(replicated_set);
@@ -274,6 +285,16 @@ public:
         auto busy = last_session_usage(usage_file);
         if (!busy)
             return fail(std::move(busy.error()));
+        if (busy->asynchronous)
+            report.context.emplace_back(
+                "replication lag, pmemobj-replicated",
+                fmt::format("p50 {} us, p99 {} us (bucket upper bounds; the age of each "
+                            "acknowledged message's oldest record); at most {} us and {} bytes",
+                            busy->lag_p50_us, busy->lag_p99_us, busy->max_lag_us,
+                            busy->max_lag_bytes));
+        else if (options_.replication == "async")
+            return fail(EPROTO, "RPMEM_REPLICATION=async, but librpmem replicated synchronously "
+                                "(see its log: an older rpmemd?)");
         if (transactions == 0 || round_trips(*busy) < round_trips(*idle))
             return fail(EIO, "librpmem's persist counts do not add up");
         persists_per_transaction_ = static_cast<double>(round_trips(*busy) - round_trips(*idle)) /
@@ -612,6 +633,13 @@ void add_pmemobj_command(CLI::App& app, CommandOutput& output) {
     command->add_option("--reply-delay", options->reply_delay,
                         "every rpmemd holds each data-path reply this long (its "
                         "inject-reply-delay, e.g. 500us): the round trip of a farther link");
+    command
+        ->add_option("--replication", options->replication,
+                     "sync (default) or async: librpmem's RPMEM_REPLICATION for the replicated "
+                     "rows")
+        ->check(CLI::IsMember({"sync", "async"}));
+    command->add_option("--max-lag", options->max_lag,
+                        "with --replication async: RPMEM_MAX_LAG (e.g. 1M; default 8M)");
     command->add_option("--rpmemd", options->rpmemd,
                         "the daemon (default: this build tree's, else rpmemd from PATH)");
     command->add_option("--librpmem", options->librpmem,

@@ -25,6 +25,11 @@ SessionUsage sample(std::string target, std::uint64_t posted) {
     usage.reads = 2;
     usage.bytes = 1ULL << 40;
     usage.posted_by_sibling = posted;
+    usage.asynchronous = posted != 0;
+    usage.lag_p50_us = posted;
+    usage.lag_p99_us = 2 * posted;
+    usage.max_lag_us = 3 * posted;
+    usage.max_lag_bytes = 4 * posted;
     return usage;
 }
 
@@ -40,6 +45,21 @@ TEST_CASE("usage records appended are read back in order", "[client][usage]") {
     REQUIRE(records->size() == 2);
     CHECK((*records)[0] == sample("10.0.0.1:7636", 0));
     CHECK((*records)[1] == sample("[fe80::1]:7636", 42));
+}
+
+TEST_CASE("a record from before asynchronous replication reads as synchronous", "[client][usage]") {
+    rpmem::test::TempDir dir("rpmem-usage");
+    const auto file = dir.path() / "usage.jsonl";
+    std::ofstream(file) << R"({"target":"a:1","pool_set":"p.set","lanes":1,"persists":5,)"
+                        << R"("deep_persists":0,"flushes":0,"drains":0,"reads":0,"bytes":40,)"
+                        << R"("posted_by_sibling":0})"
+                        << "\n";
+    auto records = rpmem::client::read_usage_records(file);
+    REQUIRE(records);
+    REQUIRE(records->size() == 1);
+    CHECK((*records)[0].persists == 5);
+    CHECK_FALSE((*records)[0].asynchronous);
+    CHECK((*records)[0].max_lag_bytes == 0);
 }
 
 TEST_CASE("a name that is not UTF-8 is kept readable, not a broken record", "[client][usage]") {
