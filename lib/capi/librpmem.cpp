@@ -260,11 +260,16 @@ int rpmem_drain(RPMEMpool* rpp, unsigned lane, unsigned flags) {
     return guarded(-1, [&] {
         if (!check_pool("rpmem_drain", rpp))
             return -1;
-        if (flags != 0) {
-            report(EINVAL, fmt::format("rpmem_drain: flags must be 0, got {:#x}", flags));
+        if ((flags & ~RPMEM_DRAIN_REPLICATED) != 0) {
+            report(EINVAL, fmt::format("rpmem_drain: flags must be 0 or RPMEM_DRAIN_REPLICATED, "
+                                       "got {:#x}",
+                                       flags));
             return -1;
         }
-        return data_path_status(rpp->replica->drain(lane), *rpp->replica, "rpmem_drain", caller);
+        Result<void> drained = rpp->replica->drain(lane);
+        if (drained && (flags & RPMEM_DRAIN_REPLICATED) != 0)
+            drained = rpp->replica->wait_replicated(rpp->replica->settings().timeout);
+        return data_path_status(std::move(drained), *rpp->replica, "rpmem_drain", caller);
     });
 }
 

@@ -101,7 +101,13 @@ int rpmem_close(RPMEMpool* rpp);
  */
 int rpmem_flush(RPMEMpool* rpp, size_t offset, size_t length, unsigned lane, unsigned flags);
 
-/* rpmem_drain -- make every earlier flush on this lane durable. flags must be 0. */
+/*
+ * rpmem_drain -- make every earlier flush on this lane durable. flags: 0, or
+ * RPMEM_DRAIN_REPLICATED (an rpmem extension): also wait until the replica holds every persist
+ * made so far on any lane, which under RPMEM_REPLICATION=async is the barrier to use before an
+ * external side effect (the same as 0 under sync). ETIMEDOUT after RPMEM_TIMEOUT.
+ */
+#define RPMEM_DRAIN_REPLICATED (1U << 0)
 int rpmem_drain(RPMEMpool* rpp, unsigned lane, unsigned flags);
 
 /*

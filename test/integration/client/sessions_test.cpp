@@ -60,7 +60,7 @@ void check_argument_rules(const std::string& target, void* pool) {
     expect_einval("persist with unknown flags", rpmem_persist(rpp, 4096, 8, 0, 0x8));
     expect_einval("persist past the end", rpmem_persist(rpp, kPoolSize - 8, 16, 0, 0));
     expect_einval("flush inside the header", rpmem_flush(rpp, 8, 8, 0, 0));
-    expect_einval("drain with flags", rpmem_drain(rpp, 0, 1));
+    expect_einval("drain with unknown flags", rpmem_drain(rpp, 0, 2));
     expect_einval("deep persist past the end", rpmem_deep_persist(rpp, kPoolSize, 8, 0));
     char buffer[16];
     expect_einval("read past the end", rpmem_read(rpp, buffer, kPoolSize - 8, 16, 0));
@@ -74,6 +74,8 @@ void check_argument_rules(const std::string& target, void* pool) {
         CHECK(rpmem_persist(rpp, 4096 + 64 * lane, 64, lane, 0) == 0);
         CHECK(rpmem_deep_persist(rpp, 4096 + 64 * lane, 64, lane) == 0);
     }
+    // The barrier flag: in synchronous mode it adds nothing to wait for.
+    CHECK(rpmem_drain(rpp, 0, RPMEM_DRAIN_REPLICATED) == 0);
     CHECK(rpmem_read(rpp, buffer, 4096 + 64, sizeof buffer, 1) == 0);
     CHECK(std::string(buffer) == "lane 1");
     CHECK(rpmem_close(rpp) == 0);

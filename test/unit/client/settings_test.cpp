@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -167,6 +170,43 @@ TEST_CASE("fan-out: on by default, off with RPMEM_FAN_OUT=0") {
     auto refused = load_settings(environment_of({{"RPMEM_FAN_OUT", "sometimes"}}));
     REQUIRE_FALSE(refused);
     CHECK_THAT(refused.error().message(), Catch::Contains("RPMEM_FAN_OUT"));
+}
+
+TEST_CASE("replication: sync by default; async with its lag bounds, from the file or the "
+          "environment") {
+    auto defaults = load_settings(environment_of({}));
+    REQUIRE(defaults);
+    CHECK(defaults->replication == rpmem::client::Replication::sync);
+    CHECK(defaults->max_lag == 8ULL << 20);
+    CHECK(defaults->max_lag_time == std::chrono::milliseconds(1000));
+
+    TempDir home;
+    home.write(".config/rpmem/client.conf", "replication = async\n"
+                                            "max-lag = 256K\n"
+                                            "max-lag-time = 200ms\n");
+    auto from_file = load_settings(environment_of({{"HOME", home.path()}}));
+    REQUIRE(from_file);
+    CHECK(from_file->replication == rpmem::client::Replication::async);
+    CHECK(from_file->max_lag == 256 * 1024);
+    CHECK(from_file->max_lag_time == std::chrono::milliseconds(200));
+    auto overridden = load_settings(environment_of(
+        {{"HOME", home.path()}, {"RPMEM_REPLICATION", "sync"}, {"RPMEM_MAX_LAG_TIME", "2s"}}));
+    REQUIRE(overridden);
+    CHECK(overridden->replication == rpmem::client::Replication::sync);
+    CHECK(overridden->max_lag_time == std::chrono::milliseconds(2000));
+
+    for (const auto& [variable, value, text] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"RPMEM_REPLICATION", "eventually", "expected sync or async"},
+             {"RPMEM_MAX_LAG", "1K", "expected a size from 64K to 1G"},
+             {"RPMEM_MAX_LAG", "2G", "expected a size from 64K to 1G"},
+             {"RPMEM_MAX_LAG", "lots", "expected a size"},
+             {"RPMEM_MAX_LAG_TIME", "0", "RPMEM_MAX_LAG_TIME"}}) {
+        auto refused = load_settings(environment_of({{variable, value}}));
+        INFO(variable << "=" << value);
+        REQUIRE_FALSE(refused);
+        CHECK_THAT(refused.error().message(), Catch::Contains(variable) && Catch::Contains(text));
+    }
 }
 
 TEST_CASE("PMDK's provider switches: sockets only when RPMEM_ENABLE_SOCKETS is set") {
