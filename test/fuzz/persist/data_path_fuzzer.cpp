@@ -60,6 +60,23 @@ void check_request(std::span<const std::byte> input, const LaneLimits& limits) {
             const protocol::LaneRange range = protocol::flush_list_range(input, i);
             check_pool_range(range.offset, range.length, limits);
         }
+    } else if (request.operation == protocol::LaneOperation::persist_records) {
+        // The header's offset is the initiator's lag, no range; every record is whole, padded
+        // and a pool range, and the records fill the data exactly.
+        std::size_t at = 0;
+        while (at < request.length) {
+            if (request.length - at < protocol::kLaneRecordHeaderSize)
+                __builtin_trap();
+            const protocol::LaneRecord record = protocol::lane_record_at(input, at);
+            const std::size_t size = protocol::lane_record_size(record.length);
+            if (record.length == 0 || size > request.length - at ||
+                (record.flags & ~protocol::kRecordDeep) != 0)
+                __builtin_trap();
+            check_pool_range(record.offset, record.length, limits);
+            at += size;
+        }
+        if (at != request.length || at == 0)
+            __builtin_trap();
     } else {
         check_pool_range(request.offset, request.length, limits);
     }

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "protocol/lane_binding.h"
@@ -61,6 +62,20 @@ int main(int argc, char** argv) {
         protocol::encode(std::span<const protocol::LaneRange>(ranges),
                          std::span(list).subspan(protocol::kLaneHeaderSize));
         ok &= write_seed(dir, "flush_list", list);
+    }
+    {
+        // Two records (one deep), the header's offset the initiator's lag.
+        const std::vector<std::pair<protocol::LaneRecord, std::size_t>> records{
+            {{4096, 12, 0}, 12}, {{1 << 16, 8, protocol::kRecordDeep}, 8}};
+        const std::size_t size = protocol::lane_record_size(12) + protocol::lane_record_size(8);
+        auto message = request(LaneOperation::persist_records, ack, 4096, size, size);
+        std::size_t at = protocol::kLaneHeaderSize;
+        for (const auto& [record, length] : records) {
+            const std::vector<std::byte> data(length, std::byte{0x3c});
+            protocol::encode(record, data, std::span(message).subspan(at));
+            at += protocol::lane_record_size(length);
+        }
+        ok &= write_seed(dir, "persist_records", message);
     }
 
     std::vector<std::byte> reply(protocol::kLaneReplySize);
