@@ -104,8 +104,13 @@ public:
             (void)handle(completions_->read(batch_));
         } catch (...) {
         }
-        for (auto& lane : lanes_)
+        // A lane whose end the provider has not reported yet (its cancelled receives can come
+        // after the close request that stops us) is closed here, and says so.
+        for (auto& lane : lanes_) {
+            if (lane->connected())
+                lane->close("the session ended");
             lane->shutdown();
+        }
         spdlog::debug("{}: data plane stopped", name_);
     }
 
