@@ -124,9 +124,12 @@ RequestHandler::Outcome RequestHandler::handle(std::span<const std::byte> messag
     else if (request->operation == LaneOperation::flush_list ||
              request->operation == LaneOperation::persist_records)
         durable = listed;
+    std::optional<std::uint64_t> lag;
+    if (request->operation == LaneOperation::persist_records)
+        lag = request->offset;
     if (request->wants_ack())
-        return {LaneReply{sequence, 0}, false, durable};
-    return {std::nullopt, false, durable};
+        return {LaneReply{sequence, 0}, false, durable, lag};
+    return {std::nullopt, false, durable, lag};
 }
 
 } // namespace rpmem::persist

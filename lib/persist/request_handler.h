@@ -41,6 +41,8 @@ public:
         std::optional<protocol::LaneReply> reply; // to send (acknowledgements and failures)
         bool close_lane = false;           // the message was malformed: the lane cannot be trusted
         std::uint64_t persisted_bytes = 0; // a persist or flush made this many bytes durable
+        // A persist_records message: the bytes the initiator had queued behind it.
+        std::optional<std::uint64_t> initiator_lag;
     };
 
     // Handles one received message (header and data, exactly the bytes received). A failed

@@ -126,6 +126,8 @@ void TargetLane::on_receive(Slot& slot, std::size_t length) {
             static_cast<std::uint64_t>(
                 std::chrono::duration_cast<std::chrono::nanoseconds>(served).count()));
     }
+    if (counters_ != nullptr && outcome.initiator_lag)
+        counters_->record_lag(*outcome.initiator_lag);
 
     if (outcome.close_lane) {
         if (outcome.reply)

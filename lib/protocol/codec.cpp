@@ -366,6 +366,9 @@ void write_session_status(ByteWriter& w, const SessionStatus& m) {
     w.boolean(m.resync_active);
     w.u64(m.resync_done_bytes);
     w.u64(m.resync_total_bytes);
+    w.u64(m.ordered_messages);
+    w.u64(m.lag_bytes);
+    w.u64(m.max_lag_bytes);
 }
 
 SessionStatus read_session_status(ByteReader& r) {
@@ -388,6 +391,9 @@ SessionStatus read_session_status(ByteReader& r) {
     m.resync_active = r.boolean("session.resync_active");
     m.resync_done_bytes = r.u64("session.resync_done_bytes");
     m.resync_total_bytes = r.u64("session.resync_total_bytes");
+    m.ordered_messages = r.u64("session.ordered_messages");
+    m.lag_bytes = r.u64("session.lag_bytes");
+    m.max_lag_bytes = r.u64("session.max_lag_bytes");
     return m;
 }
 

@@ -29,6 +29,15 @@ void DataPathCounterPage::record(std::uint64_t bytes, std::uint64_t service_ns) 
     add_to(latency_counts[LatencyHistogram::bucket_of(service_ns)], 1);
 }
 
+void DataPathCounterPage::record_lag(std::uint64_t lag) noexcept {
+    add_to(ordered_messages, 1);
+    std::atomic_ref<std::uint64_t>(lag_bytes).store(lag, std::memory_order_relaxed);
+    std::atomic_ref<std::uint64_t> most(max_lag_bytes);
+    for (std::uint64_t seen = most.load(std::memory_order_relaxed);
+         lag > seen && !most.compare_exchange_weak(seen, lag, std::memory_order_relaxed);)
+        ;
+}
+
 DataPathCounters DataPathCounterPage::read() const noexcept {
     DataPathCounters counters;
     counters.persists = load(persists);
@@ -36,6 +45,9 @@ DataPathCounters DataPathCounterPage::read() const noexcept {
     counters.latency.sum_ns = load(latency_sum_ns);
     for (std::size_t i = 0; i < latency_counts.size(); ++i)
         counters.latency.counts[i] = load(latency_counts[i]);
+    counters.ordered_messages = load(ordered_messages);
+    counters.lag_bytes = load(lag_bytes);
+    counters.max_lag_bytes = load(max_lag_bytes);
     return counters;
 }
 

@@ -24,7 +24,7 @@ constexpr std::size_t kPoolRequestSize = string_size(kMaxPoolSetNameLength) + 8 
 constexpr std::size_t kSessionStatusSize =
     8 + string_size(kMaxIdentityLength) + string_size(kMaxPeerLength) + 8 +
     string_size(kMaxPoolSetNameLength) + string_size(kMaxProviderNameLength) + 1 +
-    string_size(kMaxMessageLength) + 4 + 1 + 8 + 8 * 4 + 1 + 8 * 2;
+    string_size(kMaxMessageLength) + 4 + 1 + 8 + 8 * 4 + 1 + 8 * 2 + 8 * 3;
 constexpr std::size_t kDaemonEventSize =
     8 + 8 + 2 + 8 + string_size(kMaxIdentityLength) + string_size(kMaxPeerLength) +
     string_size(kMaxPoolSetNameLength) + 1 + 1 + 8 + 8 + 8 + string_size(kMaxMessageLength);

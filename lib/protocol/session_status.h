@@ -34,6 +34,11 @@ struct SessionStatus {
     bool resync_active = false;
     std::uint64_t resync_done_bytes = 0;
     std::uint64_t resync_total_bytes = 0;
+    // Asynchronous replication (DataPathCounters): messages of ordered records served, the
+    // initiator's queued bytes behind the last one, and the most of those; all zero: none.
+    std::uint64_t ordered_messages = 0;
+    std::uint64_t lag_bytes = 0;
+    std::uint64_t max_lag_bytes = 0;
 
     friend bool operator==(const SessionStatus&, const SessionStatus&) = default;
 };

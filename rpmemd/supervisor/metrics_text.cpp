@@ -139,6 +139,20 @@ std::string render_metrics(const MetricsSnapshot& snapshot) {
                        session.resync_active
                            ? session.resync_total_bytes - session.resync_done_bytes
                            : std::uint64_t{0});
+    out.family("rpmemd_replication_lag_bytes", "gauge",
+               "Asynchronous replication: the bytes the initiator still had queued behind the "
+               "last message of ordered records it sent (the replica is behind by at least "
+               "that); 0 when synchronous.");
+    for (const auto& session : snapshot.session_list)
+        if (!session.pool_set.empty())
+            out.sample("rpmemd_replication_lag_bytes", replica_labels(session), session.lag_bytes);
+    out.family("rpmemd_replication_lag_max_bytes", "gauge",
+               "Asynchronous replication: the most rpmemd_replication_lag_bytes was in the "
+               "session.");
+    for (const auto& session : snapshot.session_list)
+        if (!session.pool_set.empty())
+            out.sample("rpmemd_replication_lag_max_bytes", replica_labels(session),
+                       session.max_lag_bytes);
     return out.take();
 }
 

@@ -59,6 +59,9 @@ SessionDirectory::snapshot(const std::function<bool(std::string_view identity)>&
         session.persisted_bytes = counters->persisted_bytes;
         session.latency_p50_ns = counters->latency.quantile_upper_bound_ns(0.5);
         session.latency_p99_ns = counters->latency.quantile_upper_bound_ns(0.99);
+        session.ordered_messages = counters->ordered_messages;
+        session.lag_bytes = counters->lag_bytes;
+        session.max_lag_bytes = counters->max_lag_bytes;
     }
     return snapshot;
 }

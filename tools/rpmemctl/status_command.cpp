@@ -68,6 +68,10 @@ void print_text(std::ostream& out, const Target& target, const protocol::StatusR
         if (session.resync_active)
             out << fmt::format("    resync: {} of {} bytes\n", session.resync_done_bytes,
                                session.resync_total_bytes);
+        if (session.ordered_messages > 0)
+            out << fmt::format("    asynchronous: {} bytes behind at the last message (at most "
+                               "{}), {} messages\n",
+                               session.lag_bytes, session.max_lag_bytes, session.ordered_messages);
     }
 }
 

@@ -45,6 +45,12 @@ Json session_json(const protocol::SessionStatus& session) {
     json["resync"] = {{"active", session.resync_active},
                       {"done_bytes", session.resync_done_bytes},
                       {"total_bytes", session.resync_total_bytes}};
+    // The initiator's queue behind the last message of ordered records: a replica behind by
+    // at least that much (asynchronous replication; all zero when synchronous).
+    json["asynchronous"] = {{"active", session.ordered_messages > 0},
+                            {"messages", session.ordered_messages},
+                            {"lag_bytes", session.lag_bytes},
+                            {"max_lag_bytes", session.max_lag_bytes}};
     return json;
 }
 

@@ -140,7 +140,7 @@ TEST_CASE("status, events and metrics of real sessions") {
         const json& holder = status["sessions"][0];
         CHECK(keys_of(holder) == std::set<std::string>{"id", "identity", "peer", "connected_ms",
                                                        "pool_set", "replica", "data_path",
-                                                       "persisted", "resync"});
+                                                       "persisted", "resync", "asynchronous"});
         CHECK(keys_of(holder["replica"]) == std::set<std::string>{"state", "generation"});
         CHECK(keys_of(holder["data_path"]) ==
               std::set<std::string>{"provider", "persist_method", "method_reason", "lanes"});
@@ -148,6 +148,9 @@ TEST_CASE("status, events and metrics of real sessions") {
               std::set<std::string>{"messages", "bytes", "latency_p50_ns", "latency_p99_ns"});
         CHECK(keys_of(holder["resync"]) ==
               std::set<std::string>{"active", "done_bytes", "total_bytes"});
+        CHECK(keys_of(holder["asynchronous"]) ==
+              std::set<std::string>{"active", "messages", "lag_bytes", "max_lag_bytes"});
+        CHECK(holder["asynchronous"]["active"] == false); // a synchronous client
         CHECK(holder["identity"] == "alice");
         CHECK(holder["pool_set"] == "pool.set");
         CHECK(holder["replica"]["state"] == "inconsistent");

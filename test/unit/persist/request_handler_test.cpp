@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -190,6 +191,7 @@ TEST_CASE("a record list is applied in order, each record flushed before the nex
     CHECK(outcome.reply->status == 0);
     CHECK_FALSE(outcome.close_lane);
     CHECK(outcome.persisted_bytes == 116);
+    CHECK(outcome.initiator_lag == std::optional<std::uint64_t>(777)); // for status and metrics
     CHECK(pool.flushes == std::vector<MemoryPool::Flush>{{8192, 100, false}, {8200, 16, true}});
     const auto first = pattern(100, 1);
     const auto second = pattern(16, 2);
