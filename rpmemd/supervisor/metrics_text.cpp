@@ -59,6 +59,16 @@ std::string replica_labels(const protocol::SessionStatus& session) {
                        label_value(session.identity));
 }
 
+// One gauge family with a sample per open pool set.
+template <typename Value>
+void pool_set_gauge(Writer& out, const MetricsSnapshot& snapshot, std::string_view name,
+                    std::string_view help, Value&& value_of) {
+    out.family(name, "gauge", help);
+    for (const auto& session : snapshot.session_list)
+        if (!session.pool_set.empty())
+            out.sample(name, replica_labels(session), std::uint64_t{value_of(session)});
+}
+
 } // namespace
 
 std::string render_metrics(const MetricsSnapshot& snapshot) {
@@ -125,34 +135,26 @@ std::string render_metrics(const MetricsSnapshot& snapshot) {
                 fmt::format("{},state=\"{}\"", replica_labels(session), protocol::name_of(state)),
                 std::uint64_t{session.state == state ? 1U : 0U});
     }
-    out.family("rpmemd_replica_generation", "gauge",
-               "The generation of each pool set a session has open.");
-    for (const auto& session : snapshot.session_list)
-        if (!session.pool_set.empty())
-            out.sample("rpmemd_replica_generation", replica_labels(session), session.generation);
-    out.family("rpmemd_resync_remaining_bytes", "gauge",
-               "Bytes an initiator still has to copy to bring the replica up to date, as it "
-               "reports them; 0 when no resync runs.");
-    for (const auto& session : snapshot.session_list)
-        if (!session.pool_set.empty())
-            out.sample("rpmemd_resync_remaining_bytes", replica_labels(session),
-                       session.resync_active
-                           ? session.resync_total_bytes - session.resync_done_bytes
-                           : std::uint64_t{0});
-    out.family("rpmemd_replication_lag_bytes", "gauge",
-               "Asynchronous replication: the bytes the initiator still had queued behind the "
-               "last message of ordered records it sent (the replica is behind by at least "
-               "that); 0 when synchronous.");
-    for (const auto& session : snapshot.session_list)
-        if (!session.pool_set.empty())
-            out.sample("rpmemd_replication_lag_bytes", replica_labels(session), session.lag_bytes);
-    out.family("rpmemd_replication_lag_max_bytes", "gauge",
-               "Asynchronous replication: the most rpmemd_replication_lag_bytes was in the "
-               "session.");
-    for (const auto& session : snapshot.session_list)
-        if (!session.pool_set.empty())
-            out.sample("rpmemd_replication_lag_max_bytes", replica_labels(session),
-                       session.max_lag_bytes);
+    pool_set_gauge(out, snapshot, "rpmemd_replica_generation",
+                   "The generation of each pool set a session has open.",
+                   [](const protocol::SessionStatus& session) { return session.generation; });
+    pool_set_gauge(out, snapshot, "rpmemd_resync_remaining_bytes",
+                   "Bytes an initiator still has to copy to bring the replica up to date, as it "
+                   "reports them; 0 when no resync runs.",
+                   [](const protocol::SessionStatus& session) {
+                       return session.resync_active
+                                  ? session.resync_total_bytes - session.resync_done_bytes
+                                  : std::uint64_t{0};
+                   });
+    pool_set_gauge(out, snapshot, "rpmemd_replication_lag_bytes",
+                   "Asynchronous replication: the bytes the initiator still had queued behind the "
+                   "last message of ordered records it sent (the replica is behind by at least "
+                   "that); 0 when synchronous.",
+                   [](const protocol::SessionStatus& session) { return session.lag_bytes; });
+    pool_set_gauge(out, snapshot, "rpmemd_replication_lag_max_bytes",
+                   "Asynchronous replication: the most rpmemd_replication_lag_bytes was in the "
+                   "session.",
+                   [](const protocol::SessionStatus& session) { return session.max_lag_bytes; });
     return out.take();
 }
 
